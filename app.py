@@ -1,0 +1,31 @@
+"""CiteTutor: st.navigation over the pages, sidebar health, one cached Pipeline."""
+
+import streamlit as st
+
+from citetutor.models.factory import health
+from citetutor.ui.state import get_pipeline
+
+st.set_page_config(page_title="CiteTutor", page_icon="📚", layout="wide")
+
+pages = st.navigation([
+    st.Page("pages/library.py", title="Library", icon="📚", default=True),
+    st.Page("pages/tutor.py", title="Tutor", icon="🎓"),
+    st.Page("pages/quiz.py", title="Quiz", icon="📝"),
+    st.Page("pages/scan_review.py", title="Scan Review", icon="🖋️"),
+    st.Page("pages/traces.py", title="Traces", icon="⏱"),
+])
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _health() -> list[tuple]:
+    """Model availability, checked at most every 30 seconds."""
+    return health(get_pipeline().models)
+
+
+with st.sidebar:
+    pipeline = get_pipeline()
+    st.caption(pipeline.models.label)
+    for role, model, ok, message in _health():
+        st.markdown(f"{'🟢' if ok else '🔴'} **{role}** `{model}`", help=message)
+
+pages.run()

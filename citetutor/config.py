@@ -1,0 +1,76 @@
+"""Settings: one pydantic-settings class, env prefix CITETUTOR_, nested with '__'."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+NOT_ENOUGH_EVIDENCE = "Not enough evidence in this document"
+
+
+class ModelRoles(BaseModel):
+    """Which model plays each role; a different family verifies than drafts."""
+
+    model_config = ConfigDict(extra="forbid")
+    drafter: str = Field("gemma3:4b", description="Drafts explanations and quiz candidates.")
+    verifier: str = Field("qwen2.5:3b", description="Blind solve and support checks.")
+    embedder: str = Field("nomic-embed-text", description="Chunk and question vectors.")
+    ocr: str = Field("glm-ocr:q8_0", description="Scan transcription drafts.")
+
+
+class Limits(BaseModel):
+    """Sizes and bounds of the pipeline."""
+
+    model_config = ConfigDict(extra="forbid")
+    chunk_chars: int = Field(1600, description="Maximum characters per chunk.")
+    chunk_overlap: int = Field(200, description="Characters shared by neighbouring chunks.")
+    top_k: int = Field(4, description="Chunks retrieved per question.")
+    max_attempts: int = Field(3, description="Drafts tried before the tutor refuses.")
+    rrf_k: int = Field(60, description="Reciprocal Rank Fusion constant.")
+    min_relevance: float = Field(0.25, description="Cosine floor for the semantic pre-gate.")
+    max_upload_mb: int = Field(200, description="Largest PDF accepted, in megabytes.")
+    max_pages: int = Field(2000, description="Largest page count accepted.")
+    ocr_dpi: int = Field(150, description="Resolution of kept page images.")
+    quiz_candidates: int = Field(5, description="Quiz candidates drafted per request.")
+
+
+class SentrySettings(BaseModel):
+    """Optional metadata-only export; blank DSN means off."""
+
+    model_config = ConfigDict(extra="forbid")
+    dsn: str = Field("", description="Sentry DSN; blank disables export.")
+    environment: str = Field("local", description="Sentry environment tag.")
+    traces_sample_rate: float = Field(1.0, description="Share of requests exported.")
+
+
+class Settings(BaseSettings):
+    """All of CiteTutor's configuration."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="CITETUTOR_", env_nested_delimiter="__", extra="forbid"
+    )
+    data_dir: Path = Field(Path.home() / ".citetutor", description="Where all state lives.")
+    runtime: Literal["ollama", "embedded"] = Field(
+        "ollama", description="ollama (a server) or embedded (offline demo models in-process)."
+    )
+    ollama_host: str = Field("http://127.0.0.1:11434", description="Ollama server URL.")
+    request_timeout_s: float = Field(120.0, description="Timeout for one model call.")
+    parallel_blind_solve: bool = Field(
+        True, description="Run the blind solve while the draft is being written."
+    )
+    models: ModelRoles = Field(default_factory=ModelRoles)
+    limits: Limits = Field(default_factory=Limits)
+    sentry: SentrySettings = Field(default_factory=SentrySettings)
+
+    @property
+    def db_path(self) -> Path:
+        """The DuckDB file."""
+        return self.data_dir / "citetutor.duckdb"
+
+    @property
+    def files_dir(self) -> Path:
+        """Original PDFs and page images, by content hash."""
+        return self.data_dir / "files"

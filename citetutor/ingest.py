@@ -1,0 +1,194 @@
+"""PDF -> pages -> chunks -> embeddings, stored in one transaction per document."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from citetutor.chunking import Chunk, chunk_page
+from citetutor.config import Limits
+from citetutor.errors import InputError, PdfError
+from citetutor.library import original_path, page_image_dir
+from citetutor.models.base import Embedder
+from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
+from citetutor.store import Store
+
+Progress = Callable[[float, str], None]
+EMBED_BATCH = 32
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What happened to one upload."""
+
+    doc_id: str
+    title: str
+    kind: str  # text | scan
+    status: str  # ready | needs_review
+    pages: int
+    chunks: int
+    duplicate: bool = False
+
+
+def _quiet(_: float, __: str) -> None:
+    """Default progress sink."""
+
+
+def document_id(subject_id: int, sha256: str) -> str:
+    """Deterministic document ID: the same file in the same subject always gets the same ID."""
+    return hashlib.sha256(f"{subject_id}:{sha256}".encode()).hexdigest()[:8]
+
+
+def ingest_pdf(store: Store, embedder: Embedder, files_dir: Path, data: bytes, filename: str,
+               subject_id: int, limits: Limits, password: str | None = None,
+               progress: Progress = _quiet) -> IngestResult:
+    """Ingest one PDF; on any error nothing is stored and no file is left behind."""
+    _check_size(data, filename, limits)
+    sha = hashlib.sha256(data).hexdigest()
+    doc_id = document_id(subject_id, sha)
+    existing = store.query_dicts("SELECT * FROM documents WHERE id = ?", [doc_id])
+    if existing:
+        return _duplicate(store, existing[0])
+    pages = _read_pages(data, filename, password, limits, progress)
+    written: list[Path] = []
+    try:
+        kind = "scan" if any(p.is_scanned for p in pages) else "text"
+        images = _keep_files(data, filename, password, pages, files_dir, sha, limits, written)
+        chunks = [c for p in pages if not p.is_scanned
+                  for c in chunk_page(doc_id, p, limits.chunk_chars, limits.chunk_overlap)]
+        vectors = embed_chunks(embedder, chunks, progress)
+        status = "needs_review" if kind == "scan" else "ready"
+        _store_document(store, doc_id, sha, subject_id, filename, kind, status, pages, images,
+                        chunks, vectors, embedder)
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+    progress(1.0, "Done")
+    return IngestResult(doc_id, _title(filename), kind, status, len(pages), len(chunks))
+
+
+def _check_size(data: bytes, filename: str, limits: Limits) -> None:
+    """Refuse empty or oversized uploads before parsing."""
+    if not data:
+        raise InputError(f"'{filename}' is empty (0 bytes); pick the real file and upload again.")
+    if len(data) > limits.max_upload_mb * 1024 * 1024:
+        raise InputError(f"'{filename}' is larger than {limits.max_upload_mb} MB; split it into chapters.")
+
+
+def _duplicate(store: Store, row: dict) -> IngestResult:
+    """The same file is already in this subject: report it instead of storing it twice."""
+    chunks = store.query("SELECT count(*) FROM chunks WHERE doc_id = ?", [row["id"]])[0][0]
+    return IngestResult(row["id"], row["title"], row["kind"], row["status"], row["page_count"],
+                        chunks, duplicate=True)
+
+
+def _read_pages(data: bytes, filename: str, password: str | None, limits: Limits,
+                progress: Progress) -> list[PageContent]:
+    """Every page's text layer, or an error that names the problem."""
+    doc = open_pdf(data, filename, password)
+    try:
+        count = page_count(doc, filename)
+        if count > limits.max_pages:
+            raise InputError(f"'{filename}' has {count} pages (limit {limits.max_pages}); split it.")
+        pages = []
+        for index in range(count):
+            progress(0.4 * index / count, f"Reading page {index + 1} of {count}")
+            pages.append(read_page(doc, index, filename))
+    finally:
+        doc.close()
+    if all(p.is_blank for p in pages):
+        raise PdfError(f"'{filename}' has no text and no scanned pages, so there is nothing to study.")
+    return pages
+
+
+def _keep_files(data: bytes, filename: str, password: str | None, pages: list[PageContent],
+                files_dir: Path, sha: str, limits: Limits, written: list[Path]) -> dict[int, str]:
+    """Keep the original PDF and render the scanned pages' images for OCR and review."""
+    files_dir.mkdir(parents=True, exist_ok=True)
+    original = original_path(files_dir, sha)
+    if not original.exists():
+        original.write_bytes(data)
+        written.append(original)
+    scanned = [p.page_no for p in pages if p.is_scanned]
+    if not scanned:
+        return {}
+    image_dir = page_image_dir(files_dir, sha)
+    image_dir.mkdir(parents=True, exist_ok=True)
+    doc = open_pdf(data, filename, password)
+    try:
+        images = {}
+        for page_no in scanned:
+            path = image_dir / f"p{page_no}.png"
+            path.write_bytes(render_png(doc, page_no, limits.ocr_dpi))
+            written.append(path)
+            images[page_no] = str(path)
+        return images
+    finally:
+        doc.close()
+
+
+def embed_chunks(embedder: Embedder, chunks: list[Chunk], progress: Progress = _quiet) -> np.ndarray:
+    """Embed chunk texts in batches, reporting progress."""
+    if not chunks:
+        return np.zeros((0, 0), dtype=np.float32)
+    batches = []
+    for start in range(0, len(chunks), EMBED_BATCH):
+        progress(0.4 + 0.55 * start / len(chunks), f"Embedding chunk {start + 1} of {len(chunks)}")
+        batches.append(embedder.embed([c.text for c in chunks[start:start + EMBED_BATCH]]))
+    return np.vstack(batches)
+
+
+def insert_chunks(cur, chunks: list[Chunk], vectors: np.ndarray, model: str) -> None:
+    """Insert chunks and their vectors inside the caller's transaction."""
+    if not chunks:
+        return
+    cur.executemany(
+        "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [[c.id, c.doc_id, c.page_no, c.ord, c.text, c.start, c.end, c.bboxes] for c in chunks],
+    )
+    insert_vectors(cur, [c.id for c in chunks], vectors, model)
+
+
+def insert_vectors(cur, chunk_ids: list[str], vectors: np.ndarray, model: str) -> None:
+    """Insert one vector per chunk, tagged with the model that made it."""
+    cur.executemany("INSERT INTO embeddings VALUES (?, ?, ?)",
+                    [[cid, model, v.tolist()] for cid, v in zip(chunk_ids, vectors)])
+
+
+def _store_document(store: Store, doc_id: str, sha: str, subject_id: int, filename: str,
+                    kind: str, status: str, pages: list[PageContent], images: dict[int, str],
+                    chunks: list[Chunk], vectors: np.ndarray, embedder: Embedder) -> None:
+    """Write the document, its pages, chunks and vectors atomically."""
+    dim = int(vectors.shape[1]) if len(chunks) else None
+    with store.transaction() as cur:
+        cur.execute(
+            "INSERT INTO documents (id, sha256, subject_id, title, filename, kind, status, "
+            "page_count, embedding_model, embedding_dim) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [doc_id, sha, subject_id, _title(filename), filename, kind, status, len(pages),
+             embedder.name, dim],
+        )
+        cur.executemany(
+            "INSERT INTO pages (doc_id, page_no, text, source, review_state, image_path, width, "
+            "height) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [[doc_id, p.page_no, p.text, "ocr" if p.is_scanned else "text", _review_state(p),
+              images.get(p.page_no), p.width, p.height] for p in pages],
+        )
+        insert_chunks(cur, chunks, vectors, embedder.name)
+
+
+def _review_state(page: PageContent) -> str:
+    """Scanned pages wait for review; text and blank pages need none."""
+    if page.is_scanned:
+        return "pending"
+    return "blank" if page.is_blank else "none"
+
+
+def _title(filename: str) -> str:
+    """A readable title from the file name."""
+    stem = Path(filename).stem.replace("_", " ").replace("-", " ").strip()
+    return stem or "Untitled"

@@ -1,0 +1,83 @@
+"""Subjects and documents: create, list, rename, delete."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from citetutor.errors import InputError, NotFound
+from citetutor.store import Store
+
+
+def create_subject(store: Store, name: str) -> int:
+    """Create a subject (or return the existing one with that name)."""
+    name = name.strip()
+    if not name:
+        raise InputError("Give the subject a name, e.g. 'Physics 8.01'.")
+    if len(name) > 80:
+        raise InputError("Subject names can be at most 80 characters; shorten it.")
+    with store.transaction() as cur:
+        row = cur.execute("SELECT id FROM subjects WHERE name = ?", [name]).fetchone()
+        if row:
+            return row[0]
+        return cur.execute(
+            "INSERT INTO subjects (id, name) VALUES (nextval('subjects_seq'), ?) RETURNING id", [name]
+        ).fetchone()[0]
+
+
+def list_subjects(store: Store) -> list[dict]:
+    """All subjects with their document counts, by name."""
+    return store.query_dicts(
+        "SELECT s.id, s.name, count(d.id) AS documents FROM subjects s "
+        "LEFT JOIN documents d ON d.subject_id = s.id GROUP BY s.id, s.name ORDER BY s.name"
+    )
+
+
+def list_documents(store: Store, subject_id: int | None = None) -> list[dict]:
+    """Documents (optionally of one subject) with chunk counts, newest first."""
+    where, params = ("WHERE d.subject_id = ?", [subject_id]) if subject_id is not None else ("", [])
+    return store.query_dicts(
+        "SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunks, "
+        "(SELECT count(*) FROM pages p WHERE p.doc_id = d.id AND p.review_state = 'pending') "
+        f"AS pages_to_review FROM documents d {where} ORDER BY d.created_at DESC, d.title",
+        params,
+    )
+
+
+def get_document(store: Store, doc_id: str) -> dict:
+    """One document row, or NotFound."""
+    rows = store.query_dicts("SELECT * FROM documents WHERE id = ?", [doc_id])
+    if not rows:
+        raise NotFound(f"Document {doc_id} no longer exists; pick another in the Library.")
+    return rows[0]
+
+
+def original_path(files_dir: Path, sha256: str) -> Path:
+    """Where the original PDF is kept, by content hash."""
+    return files_dir / f"{sha256}.pdf"
+
+
+def page_image_dir(files_dir: Path, sha256: str) -> Path:
+    """Where a document's rendered page images are kept."""
+    return files_dir / sha256
+
+
+def delete_document(store: Store, files_dir: Path, doc_id: str) -> None:
+    """Delete a document, its pages, chunks and vectors; files go when no document uses them."""
+    doc = get_document(store, doc_id)
+    with store.transaction() as cur:
+        cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)", [doc_id])
+        for table in ("chunks", "pages", "quiz_items"):
+            cur.execute(f"DELETE FROM {table} WHERE doc_id = ?", [doc_id])
+        cur.execute("DELETE FROM documents WHERE id = ?", [doc_id])
+        cur.execute("DELETE FROM answer_cache")  # cached answers may cite this document
+    if not store.query("SELECT 1 FROM documents WHERE sha256 = ?", [doc["sha256"]]):
+        original_path(files_dir, doc["sha256"]).unlink(missing_ok=True)
+        shutil.rmtree(page_image_dir(files_dir, doc["sha256"]), ignore_errors=True)
+
+
+def delete_subject(store: Store, files_dir: Path, subject_id: int) -> None:
+    """Delete a subject and every document in it."""
+    for doc in list_documents(store, subject_id):
+        delete_document(store, files_dir, doc["id"])
+    store.execute("DELETE FROM subjects WHERE id = ?", [subject_id])

@@ -1,0 +1,75 @@
+"""The three protocols every backend implements, and the schema-checked call helper."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ValidationError
+
+from citetutor.errors import ModelOutputError
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One model reply with the metadata tracing needs (never logged as content)."""
+
+    text: str
+    model: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class OcrResult:
+    """An OCR draft of one page; partial when the model stopped early or failed midway."""
+
+    text: str
+    model: str
+    partial: bool = False
+
+
+class ChatModel(Protocol):
+    """A chat model that answers in JSON matching a given schema."""
+
+    name: str
+
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply: ...
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors; `name` is the stored model identity."""
+
+    name: str
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class OcrModel(Protocol):
+    """Transcribes a page image (PNG bytes)."""
+
+    name: str
+
+    def transcribe(self, png: bytes) -> OcrResult: ...
+
+
+def ask_structured(model: ChatModel, messages: list[dict], schema: type[T]) -> tuple[T, Reply]:
+    """Ask for `schema` via the model's JSON mode and validate the reply again with Pydantic."""
+    reply = model.chat_json(messages, schema.model_json_schema())
+    try:
+        return schema.model_validate_json(reply.text), reply
+    except ValidationError as exc:
+        raise ModelOutputError(
+            f"{model.name} replied with JSON that does not match {schema.__name__}; "
+            "retrying usually helps, or choose a larger model in Settings."
+        ) from exc
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    """L2-normalise rows so a dot product is the cosine."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)

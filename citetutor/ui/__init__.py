@@ -1,0 +1,1 @@
+"""Shared Streamlit widgets; the only part of citetutor that imports streamlit."""

@@ -1,0 +1,70 @@
+"""Library: subjects, uploads with progress, documents, delete."""
+
+import streamlit as st
+
+from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
+
+pipeline = get_pipeline()
+st.title("📚 Library")
+
+with st.expander("New subject", expanded=not pipeline.subjects()):
+    with st.form("new-subject", clear_on_submit=True):
+        name = st.text_input("Subject name", placeholder="e.g. Classical Mechanics")
+        if st.form_submit_button("Create subject"):
+            with shown_errors():
+                pipeline.create_subject(name)
+                st.session_state["subject_name"] = name.strip()
+                st.rerun()
+
+subject = subject_picker(pipeline, key="library-subject")
+if subject is None:
+    st.stop()
+
+st.subheader(f"Add PDFs to {subject['name']}")
+with st.form("upload", clear_on_submit=True):
+    files = st.file_uploader("PDF notes or chapters", type=["pdf"], accept_multiple_files=True)
+    password = st.text_input("Password (only for protected PDFs)", type="password")
+    submitted = st.form_submit_button("Upload", type="primary")
+if submitted and files:
+    for upload in files:
+        bar = st.progress(0.0, text=f"{upload.name}: starting")
+        with shown_errors():
+            result = pipeline.upload(upload.getvalue(), upload.name, subject["id"], password or None,
+                                     progress=lambda f, m, n=upload.name: bar.progress(f, text=f"{n}: {m}"))
+            if result.duplicate:
+                st.info(f"'{upload.name}' is already in this subject.")
+            elif result.status == "needs_review":
+                st.warning(f"'{upload.name}' is a scan ({result.pages} pages): review its OCR on "
+                           "the Scan Review page before the tutor can use it.")
+            else:
+                st.success(f"'{upload.name}': {result.pages} pages, {result.chunks} passages indexed.")
+        bar.empty()
+
+st.subheader("Documents")
+documents = pipeline.documents(subject["id"])
+if not documents:
+    st.caption("No documents yet.")
+current_model = pipeline.models.embedder.name
+for doc in documents:
+    with st.container(border=True):
+        left, right = st.columns([4, 1])
+        status = {"ready": "✅ ready", "needs_review": f"🖋️ {doc['pages_to_review']} pages to review"}
+        left.markdown(f"**{doc['title']}** — {doc['page_count']} pages, {doc['chunks']} passages · "
+                      f"{status.get(doc['status'], doc['status'])} · {doc['kind']}")
+        if doc["embedding_model"] and doc["embedding_model"] != current_model and doc["chunks"]:
+            left.warning(f"Embedded with {doc['embedding_model']}, not {current_model}.")
+            if left.button("Re-embed", key=f"reembed-{doc['id']}"):
+                with shown_errors(), st.spinner("Re-embedding…"):
+                    pipeline.reembed(doc["id"])
+                    st.rerun()
+        if right.toggle("Delete", key=f"confirm-{doc['id']}"):
+            if right.button("Confirm delete", key=f"delete-{doc['id']}", type="primary"):
+                pipeline.delete_document(doc["id"])
+                st.rerun()
+
+with st.expander("Delete this subject"):
+    st.write(f"Deletes '{subject['name']}' and its {len(documents)} documents.")
+    if st.button("Delete subject", key="delete-subject"):
+        pipeline.delete_subject(subject["id"])
+        st.session_state.pop("subject_name", None)
+        st.rerun()

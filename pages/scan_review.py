@@ -1,0 +1,60 @@
+"""Scan Review: check each OCR draft against its page image before the tutor may use it."""
+
+import streamlit as st
+
+from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
+
+pipeline = get_pipeline()
+st.title("🖋️ Scan Review")
+subject = subject_picker(pipeline, key="scan-subject")
+if subject is None:
+    st.stop()
+scans = [d for d in pipeline.documents(subject["id"]) if d["kind"] == "scan"]
+if not scans:
+    st.info("No scanned documents in this subject. Scans are detected when you upload them.")
+    st.stop()
+
+docs = {d["id"]: d for d in scans}
+doc_id = st.selectbox("Scanned document", list(docs),
+                      format_func=lambda i: f"{docs[i]['title']} ({docs[i]['pages_to_review']} to review)")
+pages = pipeline.scan_pages(doc_id)
+missing = [p for p in pages if p["review_state"] == "pending" and not p["text"]]
+if missing:
+    st.warning(f"{len(missing)} pages have no OCR draft yet.")
+    if st.button("Make OCR drafts", type="primary"):
+        bar = st.progress(0.0, text="Starting OCR")
+        with shown_errors():
+            pipeline.run_ocr(doc_id, progress=lambda f, m: bar.progress(f, text=m))
+            st.rerun()
+
+done = sum(p["review_state"] != "pending" for p in pages)
+st.progress(done / len(pages), text=f"{done} of {len(pages)} pages reviewed")
+if docs[doc_id]["status"] == "ready":
+    st.success("Every page is reviewed: this document is in the tutor's library.")
+else:
+    st.info("This document stays out of the tutor until every page is reviewed.")
+
+for page in pages:
+    with st.container(border=True):
+        image_col, text_col = st.columns(2)
+        image_col.image(page["image_path"], caption=f"Page {page['page_no']}")
+        with text_col:
+            state = page["review_state"]
+            st.markdown(f"**Page {page['page_no']}** · {state}")
+            if page["ocr_partial"]:
+                st.warning("Partial OCR: the model stopped early; check the end of the page.")
+            key = f"{doc_id}-{page['page_no']}"
+            text = st.text_area("Transcription", page["text"], height=300, key=f"text-{key}",
+                                disabled=state != "pending")
+            if state == "pending":
+                approve, blank = st.columns(2)
+                with shown_errors():
+                    if approve.button("Approve", key=f"approve-{key}", type="primary"):
+                        pipeline.review_page(doc_id, page["page_no"], text, "approved")
+                        st.rerun()
+                    if blank.button("Blank page", key=f"blank-{key}"):
+                        pipeline.review_page(doc_id, page["page_no"], "", "blank")
+                        st.rerun()
+            elif st.button("Edit again", key=f"reopen-{key}"):
+                pipeline.reopen_page(doc_id, page["page_no"])
+                st.rerun()

@@ -1,0 +1,94 @@
+"""Ingestion of real PDFs into real DuckDB: pages, chunks, vectors, atomicity."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from citetutor.errors import InputError
+from tests.corpus import HANDWRITTEN, MIT, corpus_file
+from tests.fakes import HashEmbedder
+from tests.helpers import make_pipeline
+
+
+def test_course_pdf_is_ingested_with_model_identity(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("Mechanics")
+    seen = []
+    result = pipe.upload(corpus_file(*MIT).read_bytes(), "mit8_01 ch6.pdf", subject,
+                         progress=lambda f, m: seen.append(f))
+    assert (result.kind, result.status, result.pages) == ("text", "ready", 19)
+    assert result.chunks >= 19
+    doc = pipe.document(result.doc_id)
+    assert (doc["embedding_model"], doc["embedding_dim"]) == ("test:hash-64", 64)
+    stored = pipe.store.query("SELECT count(*) FROM embeddings e JOIN chunks c ON c.id = e.chunk_id "
+                              "WHERE c.doc_id = ?", [result.doc_id])[0][0]
+    assert stored == result.chunks
+    assert seen == sorted(seen) and seen[-1] == 1.0, "progress only moves forward, ends at 100%"
+    assert (tmp_path / "files" / f"{doc['sha256']}.pdf").exists()
+
+
+def test_same_file_twice_is_reported_not_duplicated(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("Mechanics")
+    data = corpus_file(*MIT).read_bytes()
+    first = pipe.upload(data, "a.pdf", subject)
+    again = pipe.upload(data, "copy.pdf", subject)
+    assert again.duplicate and again.doc_id == first.doc_id
+    assert len(pipe.documents(subject)) == 1
+
+
+class FailingEmbedder(HashEmbedder):
+    """Fails after the pages are read and the original is kept, as a dropped server would."""
+
+    def embed(self, texts):
+        raise RuntimeError("model server went away")
+
+
+def test_failure_midway_stores_nothing_and_leaves_no_files(tmp_path):
+    pipe = make_pipeline(tmp_path, embedder=FailingEmbedder())
+    subject = pipe.create_subject("Mechanics")
+    with pytest.raises(RuntimeError):
+        pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
+    for table in ("documents", "pages", "chunks", "embeddings"):
+        assert pipe.store.query(f"SELECT count(*) FROM {table}")[0][0] == 0
+    assert not list((tmp_path / "files").glob("*"))
+
+
+def test_scan_is_detected_with_page_images_and_kept_out_of_retrieval(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("E&M")
+    result = pipe.upload(corpus_file(*HANDWRITTEN).read_bytes(), "07_Energy.pdf", subject)
+    assert (result.kind, result.status, result.chunks) == ("scan", "needs_review", 0)
+    pages = pipe.scan_pages(result.doc_id)
+    assert len(pages) == 6 and all(p["review_state"] == "pending" for p in pages)
+    assert all(open(p["image_path"], "rb").read(4) == b"\x89PNG" for p in pages)
+
+
+def test_empty_upload_and_size_limit_are_refused(tmp_path):
+    pipe = make_pipeline(tmp_path, limits={"max_upload_mb": 1})
+    subject = pipe.create_subject("S")
+    with pytest.raises(InputError, match="empty"):
+        pipe.upload(b"", "nothing.pdf", subject)
+    with pytest.raises(InputError, match="larger than 1 MB"):
+        pipe.upload(corpus_file(*MIT).read_bytes(), "big.pdf", subject)
+
+
+def test_delete_document_removes_rows_and_file(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("Mechanics")
+    result = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
+    pipe.delete_document(result.doc_id)
+    assert pipe.store.query("SELECT count(*) FROM chunks")[0][0] == 0
+    assert not list((tmp_path / "files").glob("*.pdf"))
+
+
+def test_reembed_replaces_vectors_and_model_identity(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("Mechanics")
+    result = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
+    pipe.models = replace(pipe.models, embedder=HashEmbedder(name="test:hash-32", dim=32))
+    assert pipe.reembed(result.doc_id) == result.chunks
+    dims = pipe.store.query("SELECT DISTINCT model, len(vector) FROM embeddings")
+    assert dims == [("test:hash-32", 32)]
+    assert np.isclose(pipe.document(result.doc_id)["embedding_dim"], 32)
