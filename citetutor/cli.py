@@ -1,0 +1,112 @@
+"""`python -m citetutor ingest|ask|quiz|health|bench`: the pipeline without the UI."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from citetutor.config import Settings
+from citetutor.errors import CiteTutorError
+from citetutor.pipeline import Pipeline
+
+
+def _subject(pipe: Pipeline, name: str) -> int:
+    """Find or create a subject by name."""
+    return pipe.create_subject(name)
+
+
+def cmd_ingest(pipe: Pipeline, args) -> None:
+    """Ingest PDFs into a subject."""
+    subject = _subject(pipe, args.subject)
+    for path in args.pdfs:
+        result = pipe.upload(Path(path).read_bytes(), Path(path).name, subject, args.password)
+        note = " (already there)" if result.duplicate else ""
+        print(f"{path}: {result.kind}, {result.status}, {result.pages} pages, {result.chunks} chunks{note}")
+
+
+def cmd_ask(pipe: Pipeline, args) -> None:
+    """Ask the tutor; print the verified answer with page citations."""
+    result = pipe.ask(args.question, _subject(pipe, args.subject), mode=args.mode)
+    print(result.text)
+    for cite in result.citations:
+        print(f"  [{cite.title}, p. {cite.page_no}] {cite.chunk_id}")
+    print(f"({result.status}, {result.attempts} attempts, " +
+          ", ".join(f"{s['name']} {s['duration_ms']:.0f} ms" for s in result.spans) + ")")
+
+
+def cmd_quiz(pipe: Pipeline, args) -> None:
+    """Make practice questions from a document's page range."""
+    result = pipe.quiz(args.doc_id, args.first, args.last, args.count)
+    for item in result.items:
+        print(f"- {item.candidate.stem} -> {item.candidate.answer_text} (p. {item.pages})")
+    print(f"{len(result.items)} kept, {result.rejected_count} rejected: {result.rejected}")
+
+
+def cmd_health(pipe: Pipeline, args) -> None:
+    """Which models the runtime has."""
+    from citetutor.models.factory import health
+    print(pipe.models.label)
+    for role, model, ok, message in health(pipe.models):
+        print(f"{'ok ' if ok else 'MISSING'} {role:9} {model}  {message}")
+
+
+def cmd_bench(pipe: Pipeline, args) -> None:
+    """Time ingestion and retrieval on one PDF in a throwaway data dir (ratios, not budgets)."""
+    from citetutor.retrieval import Scope, search
+    subject = _subject(pipe, "bench")
+    started = time.perf_counter()
+    result = pipe.upload(Path(args.pdf).read_bytes(), Path(args.pdf).name, subject)
+    ingest_s = time.perf_counter() - started
+    timings = []
+    for query in args.queries or ["definition", "example of the main idea", "what is the formula"]:
+        t0 = time.perf_counter()
+        search(pipe.store, pipe.models.embedder, query, Scope(subject))
+        timings.append((time.perf_counter() - t0) * 1000)
+    print(f"ingest: {ingest_s:.2f} s for {result.pages} pages ({result.chunks} chunks)")
+    print(f"retrieval: median {statistics.median(timings):.1f} ms over {len(timings)} queries")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    top = argparse.ArgumentParser(prog="citetutor", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+    ingest = sub.add_parser("ingest", help="add PDFs to a subject")
+    ingest.add_argument("--subject", required=True)
+    ingest.add_argument("--password")
+    ingest.add_argument("pdfs", nargs="+")
+    ask = sub.add_parser("ask", help="ask the tutor")
+    ask.add_argument("--subject", required=True)
+    ask.add_argument("--mode", choices=["explain", "hint"], default="explain")
+    ask.add_argument("question")
+    quiz = sub.add_parser("quiz", help="practice questions from a page range")
+    quiz.add_argument("doc_id")
+    quiz.add_argument("first", type=int)
+    quiz.add_argument("last", type=int)
+    quiz.add_argument("--count", type=int, default=5)
+    sub.add_parser("health", help="check the models")
+    bench = sub.add_parser("bench", help="time ingestion and retrieval on a PDF")
+    bench.add_argument("pdf")
+    bench.add_argument("queries", nargs="*")
+    return top
+
+
+COMMANDS = {"ingest": cmd_ingest, "ask": cmd_ask, "quiz": cmd_quiz, "health": cmd_health,
+            "bench": cmd_bench}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; CiteTutorErrors print their fix and exit 1."""
+    args = parser().parse_args(argv)
+    settings = Settings()
+    if args.command == "bench":
+        settings = settings.model_copy(update={"data_dir": Path(tempfile.mkdtemp(prefix="citetutor-bench-"))})
+    try:
+        COMMANDS[args.command](Pipeline(settings), args)
+    except CiteTutorError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
