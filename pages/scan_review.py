@@ -25,6 +25,10 @@ if missing:
         bar = st.progress(0.0, text="Starting OCR")
         with shown_errors():
             pipeline.run_ocr(doc_id, progress=lambda f, m: bar.progress(f, text=m))
+            # A keyed text area keeps its old (empty) value when its default changes:
+            # forget it so the new OCR drafts show up.
+            for page in pages:
+                st.session_state.pop(f"text-{doc_id}-{page['page_no']}", None)
             st.rerun()
 
 done = sum(p["review_state"] != "pending" for p in pages)

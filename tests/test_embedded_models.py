@@ -24,7 +24,8 @@ from citetutor.models.embedded import (
 from citetutor.models.factory import EMBEDDED_LABEL, build_models
 
 needs_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None, reason="tesseract binary not installed (apt-get install tesseract-ocr)"
+    shutil.which("tesseract") is None,
+    reason="tesseract binary not installed (apt-get install tesseract-ocr)",
 )
 needs_llama = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python not installed"

@@ -100,8 +100,8 @@ def test_embed_normalises_what_the_server_returns(ollama_server, client):
 def test_default_embedder_puts_similar_texts_close(ollama_server, client):
     ollama_server.models.add("e")
     a, b, c = OllamaEmbedder(client, "e").embed(
-        ["centripetal acceleration in circular motion", "circular motion has centripetal acceleration",
-         "bake the bread for forty minutes"])
+        ["centripetal acceleration in circular motion",
+         "circular motion has centripetal acceleration", "bake the bread for forty minutes"])
     assert a @ b > a @ c
 
 

@@ -1,5 +1,7 @@
 """The answer gate with scripted Gemma/Qwen stand-ins over a real ingested PDF."""
 
+from pathlib import Path
+
 import pytest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE
@@ -137,3 +139,21 @@ def test_requests_are_traced_with_outcome(pipe):
     row = [r for r in pipe.recent_requests() if r["id"] == result.request_id][0]
     assert (row["kind"], row["outcome"], row["attempts"]) == ("tutor", "answered", 1)
     assert len(pipe.request_spans(result.request_id)) == len(result.spans)
+
+
+def test_worked_quantity_found_in_cited_text_passes(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("Mechanics")
+    fixture = Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
+    pipe.upload(fixture.read_bytes(), "mechanics-fixture.pdf", subject)
+
+    def draft(messages):
+        ids = _evidence_ids(messages)
+        cite = next(i for i in ids if "-p2-" in i)
+        return Draft(answer="F = m a gives 12 N / 3.0 kg.", quantity=Quantity(value="4.0", unit="m/s^2"),
+                     claims=[Claim(text="The cart accelerates at 4.0 m/s^2.", chunk_ids=[cite])])
+    pipe.models.drafter.enqueue(draft)
+    pipe.models.verifier.enqueue(BLIND, PASS)
+    result = pipe.ask("Calculate the acceleration of the 3.0 kg cart pushed with 12 N", subject)
+    assert result.status == "answered" and result.quantity == "4.0 m/s^2"
+    assert result.citations[0].page_no == 2

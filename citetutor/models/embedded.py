@@ -110,6 +110,9 @@ def fold_system(messages: list[dict]) -> list[dict]:
 class EmbeddedChat:
     """A ChatModel on Gemma 3 270M in-process; llama.cpp's grammar forces schema-valid JSON."""
 
+    # The packaged GGUF is the base (not instruction-tuned) 270M model: replies are valid JSON
+    # but their content is weak, so the gate's code guards do most of the work in this runtime.
+
     name = "embedded:gemma-3-270m"
 
     def __init__(self, cache_dir: Path, n_ctx: int = 4096, n_threads: int = 2,
@@ -128,9 +131,15 @@ class EmbeddedChat:
                 raise ModelUnavailable(
                     "The embedded runtime needs llama-cpp-python: pip install llama-cpp-python"
                 ) from exc
-            # The GGUF carries no chat template, so name Gemma's turn format explicitly.
-            self._llama = Llama(model_path=str(gemma_gguf(self.cache_dir)), n_ctx=self.n_ctx,
-                                n_threads=self.n_threads, chat_format="gemma", verbose=False)
+            path = gemma_gguf(self.cache_dir)
+            try:
+                # The GGUF carries no chat template, so name Gemma's turn format explicitly.
+                self._llama = Llama(model_path=str(path), n_ctx=self.n_ctx,
+                                    n_threads=self.n_threads, chat_format="gemma", verbose=False)
+            except (ValueError, OSError) as exc:
+                raise ModelUnavailable(
+                    f"Cannot load {path}: delete it so it is assembled again on the next call"
+                ) from exc
         return self._llama
 
     def chat_json(self, messages: list[dict], schema: dict) -> Reply:
@@ -235,7 +244,8 @@ class BertEncoder:
     def _attention(self, x: np.ndarray, bias: np.ndarray, p: str) -> np.ndarray:
         b, n, d = x.shape
         split = lambda t: t.reshape(b, n, self.heads, d // self.heads).transpose(0, 2, 1, 3)
-        q, k, v = (split(self._linear(x, f"{p}.attention.self.{m}")) for m in ("query", "key", "value"))
+        q, k, v = (split(self._linear(x, f"{p}.attention.self.{m}"))
+                   for m in ("query", "key", "value"))
         scores = softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(d // self.heads) + bias)
         context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
         return self._norm(self._linear(context, f"{p}.attention.output.dense") + x,

@@ -45,7 +45,8 @@ def _ollama(settings: Settings) -> ModelSet:
         embedder=OllamaEmbedder(client, roles.embedder),
         ocr=OllamaOcr(client, roles.ocr),
         runtime="ollama",
-        label=f"Ollama at {settings.ollama_host}: {roles.drafter} drafts, {roles.verifier} verifies",
+        label=f"Ollama at {settings.ollama_host}: "
+              f"{roles.drafter} drafts, {roles.verifier} verifies",
     )
 
 
@@ -62,3 +63,34 @@ def _embedded(settings: Settings) -> ModelSet:
         runtime="embedded",
         label=EMBEDDED_LABEL,
     )
+
+
+def health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
+    """(role, model, ok, message) for the sidebar; never raises."""
+    if models.runtime == "ollama":
+        from citetutor.config import ModelRoles
+        from citetutor.models.ollama import health as ollama_health
+
+        roles = ModelRoles(drafter=models.drafter.model_name, verifier=models.verifier.model_name,
+                           embedder=models.embedder.model_name, ocr=models.ocr.model_name)
+        return ollama_health(models.drafter.client, roles)
+    if models.runtime == "embedded":
+        return _embedded_health(models)
+    return [(role, getattr(models, role).name, True, models.label)
+            for role in ("drafter", "verifier", "embedder", "ocr")]
+
+
+def _embedded_health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
+    """Whether the in-process runtimes can load, without loading them."""
+    import importlib.util
+    import shutil
+
+    llama = importlib.util.find_spec("llama_cpp") is not None
+    minilm = importlib.util.find_spec("all_minilm_l6_v2") is not None
+    tesseract = shutil.which("tesseract") is not None
+    fix = {True: "available", False: "not installed: run `bash scripts/setup.sh`"}
+    return [("drafter", models.drafter.name, llama, fix[llama]),
+            ("verifier", models.verifier.name, llama, fix[llama]),
+            ("embedder", models.embedder.name, minilm, fix[minilm]),
+            ("ocr", models.ocr.name, tesseract, fix[tesseract] if tesseract
+             else "not installed: apt-get install tesseract-ocr")]

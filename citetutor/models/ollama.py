@@ -31,7 +31,8 @@ def host_of(client: ollama.Client) -> str:
 
 def unreachable_message(host: str) -> str:
     """How to fix a server that cannot be reached."""
-    return f"Cannot reach Ollama at {host}: start it with `ollama serve`, or set CITETUTOR_OLLAMA_HOST"
+    return (f"Cannot reach Ollama at {host}: start it with `ollama serve`, "
+            "or set CITETUTOR_OLLAMA_HOST")
 
 
 def missing_model_message(model: str) -> str:

@@ -1,0 +1,330 @@
+"""The Streamlit pages through AppTest, over real DuckDB and a real loopback Ollama server.
+
+State lives in tmp_path (CITETUTOR_DATA_DIR); every model call is real HTTP to the scripted
+server (CITETUTOR_OLLAMA_HOST), so the sidebar health check, embeddings, drafting,
+verification and OCR all go through the app's own Ollama adapters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from citetutor.config import NOT_ENOUGH_EVIDENCE, ModelRoles, Settings
+from citetutor.pipeline import Pipeline
+from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+from citetutor.ui.state import get_pipeline
+from tests.corpus import HANDWRITTEN, MIT, corpus_file
+from tests.ollama_server import FakeOllama
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+ROLES = ModelRoles()
+QUESTION = "What is the direction of the acceleration for uniform circular motion?"
+ANSWER = "It points toward the centre of the circle."
+TIMEOUT = 60  # seconds per script run: generous bound, not a timing assertion
+
+
+def evidence_ids(body: dict) -> list[str]:
+    """Chunk IDs exactly as the prompt presented them to the model."""
+    return re.findall(r"^\[([^\]]+)\] \(page", body["messages"][-1]["content"], re.MULTILINE)
+
+
+def good_draft(body: dict) -> str:
+    """A draft citing the first evidence chunk the drafter was given."""
+    first = evidence_ids(body)[0]
+    return Draft(answer=ANSWER, claims=[Claim(text="The acceleration is directed radially inward.",
+                                              chunk_ids=[first])]).model_dump_json()
+
+
+BLIND = BlindSolve(answerable=True, answer="Radially inward, toward the centre.", chunk_ids=[]).model_dump_json()
+PASS = SupportVerdict(relevant=True, agrees_with_blind=True, unsupported_claims=[], reason="ok").model_dump_json()
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch, ollama_server: FakeOllama) -> Iterator[Settings]:
+    """Data dir and Ollama host for the app; every default model is installed on the server."""
+    ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
+    monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CITETUTOR_OLLAMA_HOST", ollama_server.url)
+    for name in ("CITETUTOR_RUNTIME", "CITETUTOR_MODELS__DRAFTER", "CITETUTOR_MODELS__VERIFIER",
+                 "CITETUTOR_MODELS__EMBEDDER", "CITETUTOR_MODELS__OCR", "CITETUTOR_SENTRY__DSN"):
+        monkeypatch.delenv(name, raising=False)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    settings = Settings()
+    assert settings.data_dir == tmp_path / "data" and settings.ollama_host == ollama_server.url
+    yield settings
+    # Close the app's cached DuckDB connection before the next test opens another one.
+    if settings.db_path.exists():
+        get_pipeline().store.close()  # the instance the app cached in this process
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+def preingest(settings: Settings, folder_name: tuple[str, str], filename: str,
+              subject: str = "Mechanics") -> str:
+    """Ingest a corpus PDF with the same Ollama models the app builds; return its doc ID."""
+    pipeline = Pipeline(settings)  # build_models(settings): real HTTP to the fake server
+    try:
+        subject_id = pipeline.create_subject(subject)
+        result = pipeline.upload(corpus_file(*folder_name).read_bytes(), filename, subject_id)
+        return result.doc_id
+    finally:
+        pipeline.store.close()
+
+
+def run(target) -> AppTest:
+    """Run the script (from the app or a just-set widget); fail on any uncaught exception."""
+    at = target.run(timeout=TIMEOUT)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def start_app() -> AppTest:
+    """The app on its default page (Library)."""
+    return run(AppTest.from_file(APP, default_timeout=TIMEOUT))
+
+
+def texts(elements) -> list[str]:
+    """The text values of a list of elements."""
+    return [e.value for e in elements]
+
+
+def all_markdown(at: AppTest) -> str:
+    """Every markdown string on the page, sidebar included."""
+    return "\n".join(texts(at.markdown))
+
+
+# Sidebar and Library
+
+
+def test_sidebar_health_is_green_over_real_http(env, ollama_server):
+    at = start_app()
+    sidebar = "\n".join(texts(at.sidebar.markdown))
+    for model in (ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr):
+        assert f"🟢 **" in sidebar and f"`{model}`" in sidebar
+    assert "🔴" not in sidebar
+    assert f"Ollama at {ollama_server.url}" in texts(at.sidebar.caption)[0]
+    assert ollama_server.requests("/api/tags"), "the health check asked the server"
+
+
+def test_sidebar_health_is_red_for_a_missing_model(env, ollama_server):
+    ollama_server.models.discard(ROLES.ocr)
+    at = start_app()
+    sidebar = "\n".join(texts(at.sidebar.markdown))
+    assert f"🔴 **ocr** `{ROLES.ocr}`" in sidebar
+    assert f"🟢 **drafter** `{ROLES.drafter}`" in sidebar
+
+
+def test_library_creates_a_subject_and_shows_it(env):
+    at = start_app()
+    assert "Create a subject in the Library and upload a PDF to start." in texts(at.info)
+    at.text_input[0].input("Classical Mechanics")
+    at = run(at.button[0].click())
+    assert at.selectbox(key="library-subject").value == "Classical Mechanics"
+    assert "Add PDFs to Classical Mechanics" in texts(at.subheader)
+    assert "No documents yet." in texts(at.caption)
+
+
+def test_library_upload_ingests_through_the_app(env, ollama_server):
+    at = start_app()
+    at.text_input[0].input("Mechanics")
+    at = run(at.button[0].click())
+    data = corpus_file(*MIT).read_bytes()
+    at.file_uploader[0].set_value(("mit-ch06.pdf", data, "application/pdf"))
+    upload = next(b for b in at.button if b.label == "Upload")
+    run(upload.click())
+    successes = texts(at.success)
+    assert any(s.startswith("'mit-ch06.pdf':") and "passages indexed" in s for s in successes), successes
+    assert any("✅ ready" in m for m in texts(at.markdown))
+    assert ollama_server.requests("/api/embed"), "chunks were embedded over HTTP"
+
+
+def test_library_lists_a_preingested_document(env):
+    preingest(env, MIT, "mit-ch06.pdf")
+    at = start_app()
+    docs = [m for m in texts(at.markdown) if "✅ ready" in m]
+    assert len(docs) == 1 and "pages" in docs[0] and "passages" in docs[0]
+    assert not at.warning, "the app's embedder matches the stored vectors: no re-embed offer"
+
+
+# Tutor
+
+
+def test_tutor_without_documents_says_so(env):
+    Pipeline(env).store.close()
+    at = start_app()
+    at.text_input[0].input("Empty subject")
+    at = run(at.button[0].click())
+    at.switch_page("pages/tutor.py")
+    run(at)
+    assert any("No document in this subject is ready yet" in i for i in texts(at.info))
+
+
+def test_tutor_shows_a_verified_answer_with_citation_that_opens_the_page(env, ollama_server):
+    preingest(env, MIT, "mit-ch06.pdf")
+    ollama_server.enqueue_chat(ROLES.drafter, good_draft)
+    ollama_server.enqueue_chat(ROLES.verifier, BLIND)
+    ollama_server.enqueue_chat(ROLES.verifier, PASS)
+    at = start_app()
+    at.switch_page("pages/tutor.py")
+    run(at)
+    run(at.chat_input[0].set_value(QUESTION))
+    markdown = all_markdown(at)
+    assert f"**You:** {QUESTION}" in markdown and ANSWER in markdown
+    assert any("✅ verified" in c for c in texts(at.caption))
+    chips = [b for b in at.button if b.label.startswith("📄 ")]
+    assert len(chips) == 1 and re.fullmatch(r"📄 .+ · p\. \d+", chips[0].label)
+    page_no = int(chips[0].label.rsplit("p. ", 1)[1])
+    # The drafter really saw the evidence and the gate spoke to both model families.
+    assert [b["model"] for b in ollama_server.requests("/api/chat")].count(ROLES.verifier) == 2
+    run(chips[0].click())
+    assert any(f"page {page_no} — highlighted: the cited passage" in m for m in texts(at.markdown))
+    assert any(b.label == "Close" for b in at.button)
+    run(next(b for b in at.button if b.label == "Close").click())
+    assert not any("highlighted: the cited passage" in m for m in texts(at.markdown))
+
+
+def test_tutor_refusal_shows_not_enough_evidence(env, ollama_server):
+    preingest(env, MIT, "mit-ch06.pdf")
+    ollama_server.enqueue_chat(ROLES.drafter, good_draft)
+    ollama_server.enqueue_chat(ROLES.verifier,
+                               BlindSolve(answerable=False, answer="", chunk_ids=[]).model_dump_json())
+    at = start_app()
+    at.switch_page("pages/tutor.py")
+    run(at)
+    run(at.chat_input[0].set_value(QUESTION))
+    assert NOT_ENOUGH_EVIDENCE in texts(at.warning)
+    assert ANSWER not in all_markdown(at), "a refused draft is never shown"
+    assert not [b for b in at.button if b.label.startswith("📄 ")]
+    assert any("⛔ not shown" in c for c in texts(at.caption))
+
+
+def test_tutor_shows_model_errors_instead_of_crashing(env, ollama_server):
+    preingest(env, MIT, "mit-ch06.pdf")
+    ollama_server.models.discard(ROLES.drafter)  # chat for it now answers 404
+    ollama_server.enqueue_chat(ROLES.verifier, BLIND)
+    ollama_server.models.discard(ROLES.drafter)
+    at = start_app()
+    at.switch_page("pages/tutor.py")
+    run(at)
+    run(at.chat_input[0].set_value(QUESTION))
+    errors = texts(at.error)
+    assert any(f"ollama pull {ROLES.drafter}" in e for e in errors), errors
+
+
+# Quiz
+
+
+def test_quiz_without_ready_documents_shows_info(env):
+    preingest(env, HANDWRITTEN, "07_Energy.pdf", subject="E&M")  # a scan: needs review first
+    at = start_app()
+    at.switch_page("pages/quiz.py")
+    run(at)
+    assert "No document in this subject is ready yet." in texts(at.info)
+    assert not [b for b in at.button if b.label == "Make questions"]
+
+
+def test_quiz_page_offers_the_ready_document(env):
+    preingest(env, MIT, "mit-ch06.pdf")
+    at = start_app()
+    at.switch_page("pages/quiz.py")
+    run(at)
+    assert at.selectbox[1].label == "Document" and at.selectbox[1].value
+    assert [b for b in at.button if b.label == "Make questions"]
+
+
+# Scan Review
+
+
+def test_scan_review_drafts_ocr_and_approving_every_page_releases_the_scan(env, ollama_server):
+    doc_id = preingest(env, HANDWRITTEN, "07_Energy.pdf", subject="E&M")
+    at = start_app()
+    at.switch_page("pages/scan_review.py")
+    run(at)
+    assert at.selectbox(key="scan-subject").value == "E&M"
+    assert at.selectbox[1].options == ["07_Energy (6 to review)"] or "(6 to review)" in str(at.selectbox[1].options)
+    assert any("pages have no OCR draft yet" in w for w in texts(at.warning))
+    pages = [f"Page {i}: the work done moving a charge equals the change in potential energy"
+             for i in range(1, 7)]
+    for text in pages:
+        ollama_server.enqueue_chat(ROLES.ocr, text)
+    run(next(b for b in at.button if b.label == "Make OCR drafts").click())
+    ocr_calls = [b for b in ollama_server.requests("/api/chat") if b["model"] == ROLES.ocr]
+    assert len(ocr_calls) == 6 and all(b["messages"][0]["images"] for b in ocr_calls)
+    assert [a.value for a in at.text_area] == pages
+    assert "This document stays out of the tutor until every page is reviewed." in texts(at.info)
+
+    # The learner corrects page 1, approves pages 1-5 and marks page 6 blank.
+    at.text_area(key=f"text-{doc_id}-1").input(pages[0] + " (checked)")
+    run(at.button(key=f"approve-{doc_id}-1").click())
+    assert at.text_area(key=f"text-{doc_id}-1").value == pages[0] + " (checked)"
+    assert at.text_area(key=f"text-{doc_id}-1").disabled
+    assert "**Page 1** · approved" in all_markdown(at)
+    for page_no in range(2, 6):
+        run(at.button(key=f"approve-{doc_id}-{page_no}").click())
+    run(at.button(key=f"blank-{doc_id}-6").click())
+    assert "Every page is reviewed: this document is in the tutor's library." in texts(at.success)
+
+    chunks = get_pipeline().store.query("SELECT page_no, text FROM chunks WHERE doc_id = ? ORDER BY page_no", [doc_id])
+    assert [p for p, _ in chunks] == [1, 2, 3, 4, 5]
+    assert "(checked)" in chunks[0][1]
+
+    # Now the tutor and the quiz both see it.
+    at.switch_page("pages/quiz.py")
+    run(at)
+    assert "No document in this subject is ready yet." not in texts(at.info)
+
+
+def test_scan_review_without_scans_says_so(env):
+    preingest(env, MIT, "mit-ch06.pdf")
+    at = start_app()
+    at.switch_page("pages/scan_review.py")
+    run(at)
+    assert any("No scanned documents in this subject" in i for i in texts(at.info))
+
+
+# Traces
+
+
+def test_traces_without_requests_says_so(env):
+    Pipeline(env).store.close()
+    at = start_app()
+    at.switch_page("pages/traces.py")
+    run(at)
+    assert "No requests yet: ask the tutor something and come back." in texts(at.info)
+
+
+def test_traces_shows_the_tutor_request_and_its_spans(env, ollama_server):
+    preingest(env, MIT, "mit-ch06.pdf")  # also records one ingest request
+    ollama_server.enqueue_chat(ROLES.drafter, good_draft)
+    ollama_server.enqueue_chat(ROLES.verifier, BLIND)
+    ollama_server.enqueue_chat(ROLES.verifier, PASS)
+    at = start_app()
+    at.switch_page("pages/tutor.py")
+    run(at)
+    run(at.chat_input[0].set_value(QUESTION))
+    assert ANSWER in all_markdown(at)
+    at.switch_page("pages/traces.py")
+    run(at)
+    assert "Stage latency (ms)" in texts(at.subheader)
+    frames = {i: df.value for i, df in enumerate(at.dataframe)}
+    recent = next(df for df in frames.values() if "kind" in df.columns and "outcome" in df.columns
+                  and "started_at" in df.columns)
+    assert set(recent["kind"]) == {"tutor", "ingest"}
+    assert recent[recent["kind"] == "tutor"]["outcome"].tolist() == ["answered"]
+    stages = next(df for df in frames.values() if "p50_ms" in df.columns)
+    assert {"retrieve", "draft", "blind_solve", "support_check"} <= set(stages["name"])
+
+    at.radio[0].set_value("tutor")
+    run(at)
+    recent = next(df.value for df in at.dataframe if "started_at" in df.value.columns)
+    assert recent["kind"].tolist() == ["tutor"]
+    spans = at.dataframe[-1].value
+    assert {"Retrieval", "Drafting", "Blind solve", "Support check"} <= set(spans["stage"])
