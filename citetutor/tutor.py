@@ -7,7 +7,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
-from citetutor import prompts
+from citetutor import answer_cache, prompts
 from citetutor.config import NOT_ENOUGH_EVIDENCE, Limits
 from citetutor.errors import InputError, ModelOutputError
 from citetutor.models.base import ChatModel, Embedder, ask_structured
@@ -99,12 +99,29 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
                     reason=None if found.supported else "low_relevance")
     if not found.supported:
         return _refuse(["no_evidence" if not found.hits else "low_relevance"], 0)
+    key = answer_cache.cache_key(question, mode, notes, [(h.id, h.text) for h in found.hits],
+                                 (gate.drafter.name, gate.verifier.name))
+    with trace.span("cache") as span:
+        cached = answer_cache.lookup(gate.store, key)
+        span.record(outcome="hit" if cached else "miss")
+    if cached:
+        return _from_cache(cached)
     on_stage("blind_solve", 0)  # called here: UI callbacks must run on the caller's thread
     with ThreadPoolExecutor(max_workers=1) as pool:
         blind = pool.submit(_blind_solve, gate, trace, question, found.hits)
         if not gate.parallel_blind_solve:
             blind.result()
-        return _attempts(gate, trace, question, found, mode, notes, blind, on_stage)
+        result = _attempts(gate, trace, question, found, mode, notes, blind, on_stage)
+    if result.status == "answered":
+        answer_cache.keep(gate.store, key, result)
+    return result
+
+
+def _from_cache(fields: dict) -> TutorAnswer:
+    """Rebuild a verified answer that passed the gate earlier."""
+    citations = [Citation(**c) for c in fields.pop("citations")]
+    claims = [(text, ids) for text, ids in fields.pop("claims")]
+    return TutorAnswer(citations=citations, claims=claims, **fields)
 
 
 def _attempts(gate: Gate, trace, question: str, found: Retrieval, mode: Mode, notes: str,

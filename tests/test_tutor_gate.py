@@ -157,3 +157,19 @@ def test_worked_quantity_found_in_cited_text_passes(tmp_path):
     result = pipe.ask("Calculate the acceleration of the 3.0 kg cart pushed with 12 N", subject)
     assert result.status == "answered" and result.quantity == "4.0 m/s^2"
     assert result.citations[0].page_no == 2
+
+
+def test_repeated_question_is_served_from_cache_without_model_calls(pipe):
+    pipe.models.drafter.enqueue(good_draft)
+    pipe.models.verifier.enqueue(BLIND, PASS)
+    first = pipe.ask(QUESTION, pipe.subject_id)
+    again = pipe.ask("  " + QUESTION.upper() + " ", pipe.subject_id)
+    assert again.status == "answered" and again.text == first.text
+    assert [c.chunk_id for c in again.citations] == [c.chunk_id for c in first.citations]
+    assert len(pipe.models.drafter.history) == 1 and len(pipe.models.verifier.history) == 2
+    assert [s["outcome"] for s in again.spans if s["name"] == "cache"] == ["hit"]
+    # Different learner notes change the wording, so they must miss the cache.
+    pipe.models.drafter.enqueue(good_draft)
+    pipe.models.verifier.enqueue(BLIND, PASS)
+    assert pipe.ask(QUESTION, pipe.subject_id, learner_notes="short please").status == "answered"
+    assert len(pipe.models.drafter.history) == 2

@@ -1,0 +1,29 @@
+"""Verified answers kept by question, wording settings, evidence and models: repeats are instant."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict
+
+from citetutor.store import Store
+
+
+def cache_key(question: str, mode: str, notes: str, evidence: list[tuple[str, str]],
+              models: tuple[str, ...]) -> str:
+    """Same question, settings, evidence (IDs and text) and models -> same key."""
+    payload = json.dumps([" ".join(question.lower().split()), mode, notes.strip(), evidence, models])
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def lookup(store: Store, key: str) -> dict | None:
+    """The cached answer's fields, if any."""
+    rows = store.query("SELECT answer_json FROM answer_cache WHERE key = ?", [key])
+    return json.loads(rows[0][0]) if rows else None
+
+
+def keep(store: Store, key: str, answer) -> None:
+    """Cache a verified answer (a TutorAnswer dataclass) without its per-request trace."""
+    fields = {k: v for k, v in asdict(answer).items() if k not in ("request_id", "spans")}
+    store.execute("INSERT OR REPLACE INTO answer_cache (key, answer_json) VALUES (?, ?)",
+                  [key, json.dumps(fields)])
