@@ -31,6 +31,9 @@ class Limits(BaseModel):
     max_attempts: int = Field(3, description="Drafts tried before the tutor refuses.")
     rrf_k: int = Field(60, description="Reciprocal Rank Fusion constant.")
     min_relevance: float = Field(0.25, description="Cosine floor for the semantic pre-gate.")
+    min_claim_overlap: float = Field(
+        0.5, description="Share of a claim's content words that its cited chunks must contain."
+    )
     max_upload_mb: int = Field(200, description="Largest PDF accepted, in megabytes.")
     max_pages: int = Field(2000, description="Largest page count accepted.")
     ocr_dpi: int = Field(150, description="Resolution of kept page images.")

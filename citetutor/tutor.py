@@ -11,7 +11,7 @@ from citetutor import answer_cache, prompts
 from citetutor.config import NOT_ENOUGH_EVIDENCE, Limits
 from citetutor.errors import InputError, ModelOutputError
 from citetutor.models.base import ChatModel, Embedder, ask_structured
-from citetutor.retrieval import Hit, Retrieval, Scope, search
+from citetutor.retrieval import Hit, Retrieval, Scope, search, tokenize
 from citetutor.schemas import BlindSolve, Draft, SupportVerdict
 from citetutor.store import Store
 
@@ -132,7 +132,7 @@ def _attempts(gate: Gate, trace, question: str, found: Retrieval, mode: Mode, no
     for attempt in range(1, gate.limits.max_attempts + 1):
         try:
             draft = _draft(gate, trace, question, found.hits, mode, notes, feedback, attempt, on_stage)
-            _guard(question, draft, found.hits)
+            _guard(question, draft, found.hits, gate.limits.min_claim_overlap)
             solved = blind.result()
             if not solved.answerable:
                 reasons.append("blind_unanswerable")
@@ -183,7 +183,7 @@ def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schem
     return parsed
 
 
-def _guard(question: str, draft: Draft, hits: list[Hit]) -> None:
+def _guard(question: str, draft: Draft, hits: list[Hit], min_overlap: float) -> None:
     """Code checks: citations exist, were supplied, and hold any requested quantity."""
     if draft.insufficient_evidence:
         raise Rejected("drafter_refused")
@@ -194,8 +194,22 @@ def _guard(question: str, draft: Draft, hits: list[Hit]) -> None:
     unknown = sorted(set(cited) - supplied.keys())
     if unknown:
         raise Rejected("unknown_chunk_id", f"Unknown IDs: {', '.join(unknown)}.")
+    for number, claim in enumerate(draft.claims):
+        _guard_overlap(number, claim.text, [supplied[c].text for c in claim.chunk_ids], min_overlap)
     if VALUE_REQUEST.search(question):
         _guard_quantity(draft, [supplied[c].text for c in cited])
+
+
+def _guard_overlap(number: int, claim: str, cited_texts: list[str], min_overlap: float) -> None:
+    """A claim must share most of its content words with its cited chunks.
+
+    A cheap check that no model can talk its way past: it catches claims copied from
+    nowhere even when the verifier is weak (as the embedded demo model is).
+    """
+    words = {w for w in tokenize(claim) if len(w) > 2 or w.isdigit()}
+    evidence = set(tokenize(" ".join(cited_texts)))
+    if not words or len(words & evidence) / len(words) < min_overlap:
+        raise Rejected("unsupported_claim", f"Claim {number} is not stated in the chunks it cites.")
 
 
 def _guard_quantity(draft: Draft, cited_texts: list[str]) -> None:

@@ -24,9 +24,10 @@ def pipe(tmp_path, ollama_server):
 
 
 def draft_citing_first_chunk(body: dict) -> str:
-    chunk = re.search(r"^\[([^\]]+)\] \(page", body["messages"][-1]["content"], re.MULTILINE).group(1)
-    return Draft(answer="Toward the centre.", claims=[Claim(text="Acceleration is radially inward.",
-                                                            chunk_ids=[chunk])]).model_dump_json()
+    """A draft whose one claim restates words of the first evidence chunk."""
+    match = re.search(r"^\[([^\]]+)\] \(page \d+\)\n(.+)", body["messages"][-1]["content"], re.MULTILINE)
+    claim = " ".join(match.group(2).split()[:12])
+    return Draft(answer="Toward the centre.", claims=[Claim(text=claim, chunk_ids=[match.group(1)])]).model_dump_json()
 
 
 def test_answer_over_http_is_verified_and_cited(pipe, ollama_server):

@@ -173,3 +173,14 @@ def test_repeated_question_is_served_from_cache_without_model_calls(pipe):
     pipe.models.verifier.enqueue(BLIND, PASS)
     assert pipe.ask(QUESTION, pipe.subject_id, learner_notes="short please").status == "answered"
     assert len(pipe.models.drafter.history) == 2
+
+
+def test_claim_not_stated_in_its_chunk_is_rejected_by_code(pipe):
+    def invented(messages):
+        return Draft(answer="Invented.", claims=[Claim(text="Photosynthesis converts sunlight into sugar",
+                                                      chunk_ids=[_evidence_ids(messages)[0]])])
+    pipe.models.drafter.enqueue(invented, good_draft)
+    pipe.models.verifier.enqueue(BLIND, PASS)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["unsupported_claim"]
+    assert len(pipe.models.verifier.history) == 2, "the invented claim never reached the verifier"
