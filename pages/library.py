@@ -36,6 +36,9 @@ if submitted and files:
             elif result.status == "needs_review":
                 st.warning(f"'{upload.name}' is a scan ({result.pages} pages): review its OCR on "
                            "the Scan Review page before the tutor can use it.")
+                # Draft the OCR now so review can start; if the OCR model is missing the
+                # document is kept and Scan Review offers to retry.
+                pipeline.run_ocr(result.doc_id, progress=lambda f, m, n=upload.name: bar.progress(f, text=f"{n}: {m}"))
             else:
                 st.success(f"'{upload.name}': {result.pages} pages, {result.chunks} passages indexed.")
         bar.empty()

@@ -17,14 +17,14 @@ latency = pipeline.stage_latency(None if kind == "all" else kind)
 if latency:
     st.subheader("Stage latency (ms)")
     st.bar_chart({row["name"]: row["p50_ms"] for row in latency}, horizontal=True)
-    st.dataframe(latency, hide_index=True, use_container_width=True)
+    st.dataframe(latency, hide_index=True)
 
 st.subheader("Outcomes")
-st.dataframe(pipeline.outcome_counts(), hide_index=True, use_container_width=True)
+st.dataframe(pipeline.outcome_counts(), hide_index=True)
 
 st.subheader("Recent requests")
 shown = [r for r in requests if kind == "all" or r["kind"] == kind]
-st.dataframe(shown, hide_index=True, use_container_width=True)
+st.dataframe(shown, hide_index=True)
 if shown:
     chosen = st.selectbox("Spans of request", [r["id"] for r in shown],
                           format_func=lambda i: next(f"{r['started_at']} · {r['kind']} · {r['outcome']}"
