@@ -8,11 +8,11 @@ from citetutor.ui.state import get_pipeline
 st.set_page_config(page_title="CiteTutor", page_icon="📚", layout="wide")
 
 pages = st.navigation([
-    st.Page("pages/library.py", title="Library", icon="📚", default=True),
-    st.Page("pages/tutor.py", title="Tutor", icon="🎓"),
-    st.Page("pages/quiz.py", title="Quiz", icon="📝"),
-    st.Page("pages/scan_review.py", title="Scan Review", icon="🖋️"),
-    st.Page("pages/traces.py", title="Traces", icon="⏱"),
+    st.Page("pages/library.py", title="Library", icon=":material/menu_book:", default=True),
+    st.Page("pages/tutor.py", title="Tutor", icon=":material/school:"),
+    st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:"),
+    st.Page("pages/scan_review.py", title="Scan Review", icon=":material/document_scanner:"),
+    st.Page("pages/traces.py", title="Traces", icon=":material/timer:"),
 ])
 
 
@@ -26,6 +26,6 @@ with st.sidebar:
     pipeline = get_pipeline()
     st.caption(pipeline.models.label)
     for role, model, ok, message in _health():
-        st.markdown(f"{'🟢' if ok else '🔴'} **{role}** `{model}`", help=message)
+        st.markdown(f"{':green[:material/check_circle:]' if ok else ':red[:material/error:]'} **{role}** `{model}`", help=message)
 
 pages.run()

@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
+from citetutor.ui.state import counted, get_pipeline, shown_errors, subject_picker
 
 pipeline = get_pipeline()
-st.title("📚 Library")
+st.title(":material/menu_book: Library")
 
 with st.expander("New subject", expanded=not pipeline.subjects()):
     with st.form("new-subject", clear_on_submit=True):
@@ -34,13 +34,14 @@ if submitted and files:
             if result.duplicate:
                 st.info(f"'{upload.name}' is already in this subject.")
             elif result.status == "needs_review":
-                st.warning(f"'{upload.name}' is a scan ({result.pages} pages): review its OCR on "
+                st.warning(f"'{upload.name}' is a scan ({counted(result.pages, 'page')}): review its OCR on "
                            "the Scan Review page before the tutor can use it.")
                 # Draft the OCR now so review can start; if the OCR model is missing the
                 # document is kept and Scan Review offers to retry.
                 pipeline.run_ocr(result.doc_id, progress=lambda f, m, n=upload.name: bar.progress(f, text=f"{n}: {m}"))
             else:
-                st.success(f"'{upload.name}': {result.pages} pages, {result.chunks} passages indexed.")
+                st.success(f"'{upload.name}': {counted(result.pages, 'page')}, "
+                           f"{counted(result.chunks, 'passage')} indexed.")
         bar.empty()
 
 st.subheader("Documents")
@@ -51,8 +52,9 @@ current_model = pipeline.models.embedder.name
 for doc in documents:
     with st.container(border=True):
         left, right = st.columns([4, 1])
-        status = {"ready": "✅ ready", "needs_review": f"🖋️ {doc['pages_to_review']} pages to review"}
-        left.markdown(f"**{doc['title']}** — {doc['page_count']} pages, {doc['chunks']} passages · "
+        status = {"ready": ":green[ready]", "needs_review": f":orange[{counted(doc['pages_to_review'], 'page')} to review]"}
+        left.markdown(f"**{doc['title']}** — {counted(doc['page_count'], 'page')}, "
+                      f"{counted(doc['chunks'], 'passage')} · "
                       f"{status.get(doc['status'], doc['status'])} · {doc['kind']}")
         if doc["embedding_model"] and doc["embedding_model"] != current_model and doc["chunks"]:
             left.warning(f"Embedded with {doc['embedding_model']}, not {current_model}.")

@@ -7,7 +7,7 @@ from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
 from citetutor.ui.widgets import timing_panel
 
 pipeline = get_pipeline()
-st.title("📝 Quiz")
+st.title(":material/quiz: Quiz")
 subject = subject_picker(pipeline, key="quiz-subject")
 if subject is None:
     st.stop()

@@ -5,7 +5,7 @@ import streamlit as st
 from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
 
 pipeline = get_pipeline()
-st.title("🖋️ Scan Review")
+st.title(":material/document_scanner: Scan Review")
 subject = subject_picker(pipeline, key="scan-subject")
 if subject is None:
     st.stop()
@@ -20,7 +20,7 @@ doc_id = st.selectbox("Scanned document", list(docs),
 pages = pipeline.scan_pages(doc_id)
 missing = [p for p in pages if p["review_state"] == "pending" and not p["text"]]
 if missing:
-    st.warning(f"{len(missing)} pages have no OCR draft yet.")
+    st.warning(f"{len(missing)} of {len(pages)} pages have no OCR draft yet.")
     if st.button("Make OCR drafts", type="primary"):
         bar = st.progress(0.0, text="Starting OCR")
         with shown_errors():

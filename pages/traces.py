@@ -6,7 +6,7 @@ from citetutor.ui.state import get_pipeline
 from citetutor.ui.widgets import timing_panel
 
 pipeline = get_pipeline()
-st.title("⏱ Traces")
+st.title(":material/timer: Traces")
 requests = pipeline.recent_requests(100)
 if not requests:
     st.info("No requests yet: ask the tutor something and come back.")

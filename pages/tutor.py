@@ -9,7 +9,7 @@ STAGES = {"retrieve": "Finding passages", "blind_solve": "Verifier solving blind
           "draft": "Drafting", "support_check": "Checking support"}
 
 pipeline = get_pipeline()
-st.title("🎓 Tutor")
+st.title(":material/school: Tutor")
 subject = subject_picker(pipeline, key="tutor-subject")
 if subject is None:
     st.stop()
@@ -53,6 +53,6 @@ for index, (asked, result) in reversed(list(enumerate(history))):
             else:
                 st.warning(result.text)
         with timing_col:
-            st.caption(f"{'✅ verified' if result.status == 'answered' else '⛔ not shown'} · "
+            st.caption(f"{':green[verified]' if result.status == 'answered' else ':orange[not shown]'} · "
                        f"{result.attempts} attempt(s)")
             timing_panel(result.spans)

@@ -39,3 +39,8 @@ def subject_picker(pipeline: Pipeline, key: str) -> dict | None:
     name = st.selectbox("Subject", names, index=index, key=key)
     st.session_state["subject_name"] = name
     return subjects[names.index(name)]
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 page', '3 pages'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
