@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from citetutor.config import Settings
-from citetutor.errors import CiteTutorError
+from citetutor.errors import CiteTutorError, InputError
 from citetutor.pipeline import Pipeline
 
 
@@ -23,6 +23,8 @@ def cmd_ingest(pipe: Pipeline, args) -> None:
     """Ingest PDFs into a subject."""
     subject = _subject(pipe, args.subject)
     for path in args.pdfs:
+        if not Path(path).is_file():
+            raise InputError(f"No file at {path}: check the path and try again.")
         result = pipe.upload(Path(path).read_bytes(), Path(path).name, subject, args.password)
         note = " (already there)" if result.duplicate else ""
         print(f"{path}: {result.kind}, {result.status}, {result.pages} pages, {result.chunks} chunks{note}")

@@ -1,0 +1,52 @@
+"""Migrations apply once; settings read CITETUTOR_ env vars and reject unknown keys."""
+
+import pytest
+from pydantic import ValidationError
+
+from citetutor import cli
+from citetutor.config import Settings
+from citetutor.store import MIGRATIONS, Store
+
+
+def test_migrations_are_idempotent_across_restarts(tmp_path):
+    path = tmp_path / "db.duckdb"
+    first = Store(path)
+    first.execute("INSERT INTO subjects (id, name) VALUES (1, 'kept')")
+    first.close()
+    again = Store(path)
+    assert again.query("SELECT version FROM schema_version") == [(len(MIGRATIONS),)]
+    assert again.query("SELECT name FROM subjects") == [("kept",)]
+
+
+def test_failed_transaction_leaves_nothing(tmp_path):
+    store = Store(tmp_path / "db.duckdb")
+    with pytest.raises(RuntimeError):
+        with store.transaction() as cur:
+            cur.execute("INSERT INTO subjects (id, name) VALUES (1, 'half')")
+            raise RuntimeError("crash mid-write")
+    assert store.query("SELECT count(*) FROM subjects") == [(0,)]
+
+
+def test_settings_from_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("CITETUTOR_MODELS__VERIFIER", "qwen2.5:7b")
+    monkeypatch.setenv("CITETUTOR_LIMITS__TOP_K", "6")
+    settings = Settings()
+    assert settings.db_path == tmp_path / "citetutor.duckdb"
+    assert (settings.models.verifier, settings.limits.top_k) == ("qwen2.5:7b", 6)
+    with pytest.raises(ValidationError):
+        Settings(limits={"top_kk": 3})
+
+
+def test_cli_ingest_and_health_over_http(monkeypatch, tmp_path, ollama_server, capsys):
+    ollama_server.models |= {"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}
+    monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("CITETUTOR_OLLAMA_HOST", ollama_server.url)
+    fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
+    assert cli.main(["ingest", "--subject", "Mechanics", str(fixture)]) == 0
+    assert "text, ready, 3 pages" in capsys.readouterr().out
+    assert cli.main(["health"]) == 0
+    out = capsys.readouterr().out
+    assert "MISSING ocr" in out and "ollama pull glm-ocr:q8_0" in out
+    assert cli.main(["ingest", "--subject", "Mechanics", str(tmp_path / "nope.pdf")]) == 1
+    assert "No file at" in capsys.readouterr().err
