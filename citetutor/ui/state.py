@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import runpy
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -13,9 +14,37 @@ from citetutor.pipeline import Pipeline
 
 
 @st.cache_resource(show_spinner="Opening your library…")
-def get_pipeline() -> Pipeline:
+def _open_pipeline() -> Pipeline:
     """One Pipeline per server process: one DuckDB connection, models loaded once."""
     return Pipeline(Settings())
+
+
+def get_pipeline() -> Pipeline:
+    """The cached Pipeline; every page calls this first, so it also keeps pages behind app.py."""
+    _through_app()
+    return _open_pipeline()
+
+
+get_pipeline.clear = _open_pipeline.clear  # type: ignore[attr-defined]
+
+
+def _through_app() -> None:
+    """Run app.py (navigation, sidebar health, page config) if Streamlit ran a page on its own.
+
+    Until some run in the server process has called st.navigation, Streamlit treats the
+    `pages/` folder as an old-style multipage app: a first visit straight to /tutor runs
+    pages/tutor.py alone (no health sidebar, no page config, a nav listing "app"). Clear the
+    flag st.navigation itself clears, run the entrypoint in this same run (so no widget
+    event is lost to a rerun; it runs this page again), then stop the stray page run.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if PagesManager.uses_pages_directory and ctx is not None:
+        PagesManager.uses_pages_directory = False
+        runpy.run_path(str(ctx.pages_manager.main_script_path), run_name="__main__")
+        st.stop()
 
 
 @contextmanager

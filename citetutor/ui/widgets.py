@@ -22,8 +22,10 @@ def citation_chips(citations: list[Citation], key: str) -> None:
     cols = st.columns(min(len(citations), 4) or 1)
     for i, cite in enumerate(citations):
         label = f"📄 {cite.title} · p. {cite.page_no}"
-        if cols[i % len(cols)].button(label, key=f"{key}-cite-{i}", help=cite.chunk_id):
-            st.session_state["open_citation"] = cite
+        # A callback, not `if button:`: it runs before the script, so the viewer (drawn above
+        # the answers) opens on this click rather than on the next rerun.
+        cols[i % len(cols)].button(label, key=f"{key}-cite-{i}", help=cite.chunk_id,
+                                   on_click=st.session_state.__setitem__, args=("open_citation", cite))
 
 
 def _annotations(cite: Citation) -> list[dict]:
@@ -59,8 +61,9 @@ def timing_panel(spans: list[dict]) -> None:
     total = max(s["started_ms"] + s["duration_ms"] for s in spans)
     st.caption(f"⏱ {total / 1000:.2f} s in all")
     rows = [{"stage": STAGE_LABELS.get(s["name"], s["name"]),
-             "attempt": s.get("attempt") or "", "ms": round(s["duration_ms"], 1),
+             "attempt": str(s.get("attempt") or ""), "ms": round(s["duration_ms"], 1),
              "outcome": s.get("reason") or s.get("outcome") or "",
-             "tokens": (s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0) or ""}
+             # str: a column mixing ints and "" makes Arrow fail (and Streamlit log a traceback)
+             "tokens": str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0) or "")}
             for s in spans]
-    st.dataframe(rows, hide_index=True, use_container_width=True)
+    st.dataframe(rows, hide_index=True)

@@ -1,0 +1,168 @@
+"""End to end in a real browser: ask the tutor, click the citation, see the cited page.
+
+A real `streamlit run app.py` server (subprocess) over a real DuckDB in tmp_path, with every
+model call going over HTTP to the loopback Ollama stand-in; Debian's chromium is driven by
+Playwright (never downloads a browser). Waits are bounded; nothing asserts on timings.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from citetutor.config import ModelRoles, Settings
+from citetutor.pipeline import Pipeline
+from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+from tests.corpus import MIT, corpus_file
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+ROOT = Path(__file__).resolve().parents[1]
+ROLES = ModelRoles()
+QUESTION = "What is the direction of the acceleration for uniform circular motion?"
+ANSWER = "It points toward the centre of the circle."
+START_TIMEOUT_S = 60
+UI_TIMEOUT_MS = 60_000
+
+
+def _evidence_ids(body: dict) -> list[str]:
+    """Chunk IDs exactly as the prompt presented them to the model."""
+    return re.findall(r"^\[([^\]]+)\] \(page", body["messages"][-1]["content"], re.MULTILINE)
+
+
+def _draft(body: dict) -> str:
+    """A draft citing the first evidence chunk it was given; records which one."""
+    first = _evidence_ids(body)[0]
+    _draft.cited = first
+    return Draft(answer=ANSWER, claims=[Claim(text="The acceleration is directed radially inward.",
+                                              chunk_ids=[first])]).model_dump_json()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
+    """Poll Streamlit's health endpoint until it says ok, the server dies, or time runs out."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"streamlit exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    pytest.fail(f"streamlit was not healthy within {START_TIMEOUT_S} s:\n{log.read_text()}")
+
+
+@pytest.fixture
+def sync_playwright():
+    """Playwright's sync API, or a skip when it or Debian's chromium is missing."""
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install playwright)")
+    return sync_playwright
+
+
+def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server, sync_playwright):
+    ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
+    settings = Settings(data_dir=tmp_path / "data", ollama_host=ollama_server.url)
+    pipeline = Pipeline(settings)  # the app's own Ollama models, over real HTTP
+    try:
+        subject_id = pipeline.create_subject("Mechanics")
+        doc = pipeline.upload(corpus_file(*MIT).read_bytes(), "mit-ch06.pdf", subject_id)
+        assert doc.status == "ready" and doc.chunks
+    finally:
+        pipeline.store.close()  # the app opens the same DuckDB file next
+
+    ollama_server.enqueue_chat(ROLES.drafter, _draft)
+    ollama_server.enqueue_chat(ROLES.verifier, BlindSolve(
+        answerable=True, answer="Radially inward, toward the centre.", chunk_ids=[]).model_dump_json())
+    ollama_server.enqueue_chat(ROLES.verifier, SupportVerdict(
+        relevant=True, agrees_with_blind=True, unsupported_claims=[], reason="ok").model_dump_json())
+
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITETUTOR_")}
+    env.update(CITETUTOR_DATA_DIR=str(settings.data_dir), CITETUTOR_OLLAMA_HOST=ollama_server.url)
+    log = tmp_path / "streamlit.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        _wait_healthy(f"{base}/_stcore/health", process, log)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(UI_TIMEOUT_MS)
+                page.goto(f"{base}/tutor")  # the first visit to a fresh server, straight to a page
+                sidebar = page.get_by_test_id("stSidebar")
+                sidebar.get_by_text(f"drafter {ROLES.drafter}").wait_for()  # app.py's health panel
+                assert sidebar.get_by_role("link", name="Library").is_visible(), "app.py's navigation"
+                assert not sidebar.get_by_role("link", name="app", exact=True).count(), \
+                    "not Streamlit's pages-folder navigation"
+                box = page.get_by_placeholder("Ask about your notes…")
+                box.fill(QUESTION)
+                box.press("Enter")
+                page.get_by_text(ANSWER).wait_for()
+                assert page.get_by_text("verified", exact=True).is_visible()
+
+                chip = page.get_by_role("button", name=re.compile(r"^📄"))
+                label = chip.inner_text()
+                page_no = int(re.search(r"p\. (\d+)", label).group(1))
+                assert int(_draft.cited.split("-p")[1].split("-")[0]) == page_no, "code resolved the page"
+                chip.click()
+
+                page.get_by_text(f"page {page_no} — highlighted: the cited passage").wait_for()
+                iframe = page.locator('iframe[title*="streamlit_pdf_viewer"]')
+                iframe.wait_for()
+                viewer = iframe.content_frame
+                canvas = viewer.locator(f"canvas#canvas_page_{page_no}")
+                canvas.wait_for()
+                assert viewer.locator("canvas[id^=canvas_page_]").count() == 1, "only the cited page"
+                highlight = viewer.locator('[id^="annotation-"]').first
+                highlight.wait_for()
+                # The page really is drawn: its canvas holds dark (text) pixels, not a blank sheet.
+                iframe.element_handle().content_frame().wait_for_function(
+                    """(id) => { const c = document.getElementById(id);
+                        if (!c || !c.width) return false;
+                        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                        let dark = 0;
+                        for (let i = 0; i < d.length; i += 4) if (d[i] + d[i+1] + d[i+2] < 300) dark++;
+                        return dark > 1000; }""", arg=f"canvas_page_{page_no}")
+                box_size = highlight.bounding_box()
+                assert box_size and box_size["width"] > 10 and box_size["height"] > 10
+                iframe.scroll_into_view_if_needed()
+                page.screenshot(path=str(tmp_path / "citation-page.png"))
+                iframe.screenshot(path=str(tmp_path / "citation-viewer.png"))
+                print(f"screenshots: {tmp_path / 'citation-page.png'} {tmp_path / 'citation-viewer.png'}")
+            finally:
+                browser.close()
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
