@@ -187,7 +187,8 @@ def test_tutor_without_documents_says_so(env):
     assert any("No document in this subject is ready yet" in i for i in texts(at.info))
 
 
-def test_tutor_shows_a_verified_answer_with_citation_that_opens_the_page(env, ollama_server):
+def ask_verified_question(env, ollama_server):
+    """Pre-ingest the MIT chapter, script a passing gate, and ask QUESTION on the Tutor page."""
     preingest(env, MIT, "mit-ch06.pdf")
     ollama_server.enqueue_chat(ROLES.drafter, good_draft)
     ollama_server.enqueue_chat(ROLES.verifier, BLIND)
@@ -196,6 +197,11 @@ def test_tutor_shows_a_verified_answer_with_citation_that_opens_the_page(env, ol
     at.switch_page("pages/tutor.py")
     run(at)
     run(at.chat_input[0].set_value(QUESTION))
+    return at
+
+
+def test_tutor_shows_a_verified_answer_with_citation_that_opens_the_page(env, ollama_server):
+    at = ask_verified_question(env, ollama_server)
     markdown = all_markdown(at)
     assert f"**You:** {QUESTION}" in markdown and ANSWER in markdown
     assert any(VERIFIED in c for c in texts(at.caption))
@@ -359,14 +365,7 @@ def test_traces_without_requests_says_so(env):
 
 
 def test_traces_shows_the_tutor_request_and_its_spans(env, ollama_server):
-    preingest(env, MIT, "mit-ch06.pdf")  # also records one ingest request
-    ollama_server.enqueue_chat(ROLES.drafter, good_draft)
-    ollama_server.enqueue_chat(ROLES.verifier, BLIND)
-    ollama_server.enqueue_chat(ROLES.verifier, PASS)
-    at = start_app()
-    at.switch_page("pages/tutor.py")
-    run(at)
-    run(at.chat_input[0].set_value(QUESTION))
+    at = ask_verified_question(env, ollama_server)  # preingest also records an ingest request
     assert ANSWER in all_markdown(at)
     at.switch_page("pages/traces.py")
     run(at)
