@@ -1,4 +1,4 @@
-"""`python -m citetutor ingest|ask|quiz|health|bench`: the pipeline without the UI."""
+"""`python -m citetutor ingest|ask|quiz|eval|health|bench`: the pipeline without the UI."""
 
 from __future__ import annotations
 
@@ -48,6 +48,25 @@ def cmd_quiz(pipe: Pipeline, args) -> None:
     print(f"{len(result.items)} kept, {result.rejected_count} rejected: {result.rejected}")
 
 
+def cmd_eval(pipe: Pipeline, args) -> None:
+    """Run a question set (JSON list of {question, pages: [...]} or {question, refuse: true})."""
+    import json
+    cases = json.loads(Path(args.cases).read_text())
+    subject = _subject(pipe, args.subject)
+    scores = [_score(pipe.ask(case["question"], subject), case) for case in cases]
+    correct = sum(ok for ok, _ in scores)
+    print(f"{correct}/{len(cases)} correct; median {statistics.median(ms for _, ms in scores):.0f} ms per question")
+
+
+def _score(result, case: dict) -> tuple[bool, float]:
+    """Correct means: refused when it should, else answered citing an expected page."""
+    elapsed = max((s["started_ms"] + s["duration_ms"] for s in result.spans), default=0.0)
+    if case.get("refuse"):
+        return result.status == "refused", elapsed
+    pages = set(case.get("pages", []))
+    return result.status == "answered" and any(c.page_no in pages for c in result.citations), elapsed
+
+
 def cmd_health(pipe: Pipeline, args) -> None:
     """Which models the runtime has."""
     from citetutor.models.factory import health
@@ -89,6 +108,9 @@ def parser() -> argparse.ArgumentParser:
     quiz.add_argument("first", type=int)
     quiz.add_argument("last", type=int)
     quiz.add_argument("--count", type=int, default=5)
+    evaluate = sub.add_parser("eval", help="score the tutor on a question set")
+    evaluate.add_argument("--subject", required=True)
+    evaluate.add_argument("cases", help="JSON list of {question, pages} or {question, refuse: true}")
     sub.add_parser("health", help="check the models")
     bench = sub.add_parser("bench", help="time ingestion and retrieval on a PDF")
     bench.add_argument("pdf")
@@ -96,7 +118,7 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
-COMMANDS = {"ingest": cmd_ingest, "ask": cmd_ask, "quiz": cmd_quiz, "health": cmd_health,
+COMMANDS = {"ingest": cmd_ingest, "ask": cmd_ask, "quiz": cmd_quiz, "eval": cmd_eval, "health": cmd_health,
             "bench": cmd_bench}
 
 

@@ -50,3 +50,30 @@ def test_cli_ingest_and_health_over_http(monkeypatch, tmp_path, ollama_server, c
     assert "MISSING ocr" in out and "ollama pull glm-ocr:q8_0" in out
     assert cli.main(["ingest", "--subject", "Mechanics", str(tmp_path / "nope.pdf")]) == 1
     assert "No file at" in capsys.readouterr().err
+
+
+def test_cli_eval_scores_answers_and_refusals(monkeypatch, tmp_path, ollama_server, capsys):
+    import json
+    import re
+
+    from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+    ollama_server.models |= {"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}
+    monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("CITETUTOR_OLLAMA_HOST", ollama_server.url)
+    fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
+    assert cli.main(["ingest", "--subject", "Mechanics", str(fixture)]) == 0
+
+    def draft(body):
+        ids = re.findall(r"^\[([^\]]+)\] \(page 2\)", body["messages"][-1]["content"], re.MULTILINE)
+        return Draft(answer="4.0 m/s^2", claims=[Claim(text="a 3.0 kg cart pushed with a net force of 12 N",
+                                                      chunk_ids=ids[:1])]).model_dump_json()
+    ollama_server.enqueue_chat("gemma3:4b", draft)
+    ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answerable=True, answer="4.0", chunk_ids=[]).model_dump_json())
+    ollama_server.enqueue_chat("qwen2.5:3b", SupportVerdict(relevant=True, agrees_with_blind=True,
+                                                            unsupported_claims=[], reason="ok").model_dump_json())
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps([{"question": "What net force pushes the 3.0 kg cart?", "pages": [2]},
+                                 {"question": "qqzx blorft", "refuse": True}]))
+    capsys.readouterr()
+    assert cli.main(["eval", "--subject", "Mechanics", str(cases)]) == 0
+    assert capsys.readouterr().out.startswith("2/2 correct")
