@@ -139,7 +139,7 @@ def _re_retrieve(gate: Gate, trace, item: QuizCandidate, scope: Scope, number: i
     query = " ".join([item.stem, *item.options])
     with trace.span("retrieve", attempt=number) as span:
         found = search(gate.store, gate.embedder, query, scope, gate.limits.top_k,
-                       gate.limits.rrf_k, gate.limits.min_relevance)
+                       gate.limits.rrf_k, gate.limits.min_relevance, gate.candidates)
         span.record(outcome="ok" if found.supported else "rejected")
     if not found.supported:
         raise Rejected("blind_unanswerable")

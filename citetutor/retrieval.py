@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,9 +65,53 @@ def tokenize(text: str) -> list[str]:
     return [w for w in words if w not in STOPWORDS]
 
 
+@dataclass
+class Candidates:
+    """Everything ranking needs about a scope's chunks, built once per store generation."""
+
+    rows: list[tuple]
+    vectors: np.ndarray
+    tokens: list[list[str]]
+    bm25: BM25Okapi | None
+
+    def fresh_hits(self) -> list[Hit]:
+        """New Hit objects, since ranking writes scores into them."""
+        return [Hit(*row) for row in self.rows]
+
+
+class CandidateCache:
+    """Keeps the last few scopes' candidates until the store commits a change."""
+
+    def __init__(self, size: int = 8):
+        self.size = size
+        self._entries: OrderedDict[tuple, Candidates] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, scope: Scope, model: str) -> Candidates:
+        """Cached candidates for (scope, model), rebuilt when the store has changed."""
+        key = (id(store), store.generation, scope, model)
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        built = build_candidates(store, scope, model)
+        with self._lock:
+            self._entries[key] = built
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return built
+
+
+def build_candidates(store: Store, scope: Scope, model: str) -> Candidates:
+    """Load a scope's chunks and vectors and build its BM25 index."""
+    hits, vectors = load_candidates(store, scope, model)
+    tokens = [tokenize(h.text) or ["_"] for h in hits]
+    rows = [(h.id, h.doc_id, h.title, h.page_no, h.text, h.bboxes) for h in hits]
+    return Candidates(rows, vectors, tokens, BM25Okapi(tokens) if tokens else None)
+
+
 def load_candidates(store: Store, scope: Scope, model: str) -> tuple[list[Hit], np.ndarray]:
     """Chunks in scope from ready documents, with their vectors for `model`."""
-    check_embedding_model(store, scope, model)
     where, params = _scope_sql(scope)
     rows = store.query(
         "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, e.vector FROM chunks c "
@@ -78,13 +124,13 @@ def load_candidates(store: Store, scope: Scope, model: str) -> tuple[list[Hit], 
     return hits, vectors
 
 
-def _scope_sql(scope: Scope) -> tuple[str, list]:
-    """SQL filter and parameters for a scope."""
+def _scope_sql(scope: Scope, with_pages: bool = True) -> tuple[str, list]:
+    """SQL filter and parameters for a scope (the page filter needs the chunks table)."""
     clauses, params = ["d.subject_id = ?"], [scope.subject_id]
     if scope.doc_ids:
         clauses.append(f"d.id IN ({', '.join('?' * len(scope.doc_ids))})")
         params.extend(scope.doc_ids)
-    if scope.pages:
+    if scope.pages and with_pages:
         clauses.append("c.page_no BETWEEN ? AND ?")
         params.extend(scope.pages)
     return " AND ".join(clauses), params
@@ -92,8 +138,7 @@ def _scope_sql(scope: Scope) -> tuple[str, list]:
 
 def check_embedding_model(store: Store, scope: Scope, model: str) -> None:
     """Refuse to compare vectors from different models; name the documents to re-embed."""
-    where, params = _scope_sql(scope)
-    where = where.replace("c.page_no", "1")  # page filter has no meaning per document
+    where, params = _scope_sql(scope, with_pages=False)
     stale = store.query(
         f"SELECT d.title, d.embedding_model FROM documents d WHERE {where} AND d.status = 'ready' "
         "AND d.embedding_model IS NOT NULL AND d.embedding_model <> ?",
@@ -108,15 +153,18 @@ def check_embedding_model(store: Store, scope: Scope, model: str) -> None:
 
 
 def search(store: Store, embedder: Embedder, query: str, scope: Scope, k: int = 4,
-           rrf_k: int = 60, min_cosine: float = 0.25) -> Retrieval:
+           rrf_k: int = 60, min_cosine: float = 0.25,
+           cache: CandidateCache | None = None) -> Retrieval:
     """Top-k chunks for `query` by Reciprocal Rank Fusion of BM25 and cosine ranks."""
     if not query.strip():
         raise InputError("Type a question first.")
-    hits, vectors = load_candidates(store, scope, embedder.name)
-    if not hits:
+    check_embedding_model(store, scope, embedder.name)
+    candidates = (cache or CandidateCache()).get(store, scope, embedder.name)
+    if not candidates.rows:
         return Retrieval()
-    lexical = _bm25_scores(hits, query)
-    semantic = vectors @ embedder.embed([query])[0]
+    hits = candidates.fresh_hits()
+    lexical = _bm25_scores(candidates, query)
+    semantic = candidates.vectors @ embedder.embed([query])[0]
     fused = _rrf([lexical, semantic], rrf_k)
     for hit, b, c, f in zip(hits, lexical, semantic, fused):
         hit.bm25, hit.cosine, hit.rrf = float(b), float(c), float(f)
@@ -124,15 +172,15 @@ def search(store: Store, embedder: Embedder, query: str, scope: Scope, k: int = 
     return Retrieval(top, bool(lexical.max() > 0), bool(semantic.max() >= min_cosine))
 
 
-def _bm25_scores(hits: list[Hit], query: str) -> np.ndarray:
+def _bm25_scores(candidates: Candidates, query: str) -> np.ndarray:
     """BM25 score of every candidate for the query's terms."""
     terms = tokenize(query)
-    corpus = [tokenize(h.text) or ["_"] for h in hits]
     if not terms:
-        return np.zeros(len(hits))
-    scores = np.asarray(BM25Okapi(corpus).get_scores(terms), dtype=np.float64)
+        return np.zeros(len(candidates.rows))
+    scores = np.asarray(candidates.bm25.get_scores(terms), dtype=np.float64)
     # BM25Okapi's IDF can go negative for terms in most chunks; any shared term still counts.
-    matched = np.array([any(t in set(doc) for t in terms) for doc in corpus])
+    wanted = set(terms)
+    matched = np.array([not wanted.isdisjoint(doc) for doc in candidates.tokens])
     return np.where(matched, np.maximum(scores, 1e-6), 0.0)
 
 

@@ -64,6 +64,8 @@ class Store:
         self._conn = duckdb.connect(str(path))
         # DuckDB allows one writer; serialise writes across Streamlit threads.
         self._write_lock = threading.RLock()
+        # Bumped on every commit so readers can tell whether what they cached is current.
+        self.generation = 0
         self.migrate()
 
     def migrate(self) -> int:
@@ -90,6 +92,7 @@ class Store:
                 raise
             else:
                 cur.execute("COMMIT")
+                self.generation += 1
             finally:
                 cur.close()
 

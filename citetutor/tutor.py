@@ -11,7 +11,7 @@ from citetutor import answer_cache, prompts
 from citetutor.config import NOT_ENOUGH_EVIDENCE, Limits
 from citetutor.errors import InputError, ModelOutputError
 from citetutor.models.base import ChatModel, Embedder, ask_structured
-from citetutor.retrieval import Hit, Retrieval, Scope, search, tokenize
+from citetutor.retrieval import CandidateCache, Hit, Retrieval, Scope, search, tokenize
 from citetutor.schemas import BlindSolve, Draft, SupportVerdict
 from citetutor.store import Store
 
@@ -60,6 +60,7 @@ class Gate:
     tracer: object
     limits: Limits
     parallel_blind_solve: bool = True
+    candidates: CandidateCache = field(default_factory=CandidateCache)
 
 
 class Rejected(Exception):
@@ -94,7 +95,7 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     on_stage("retrieve", 0)
     with trace.span("retrieve") as span:
         found = search(gate.store, gate.embedder, question, scope, gate.limits.top_k,
-                       gate.limits.rrf_k, gate.limits.min_relevance)
+                       gate.limits.rrf_k, gate.limits.min_relevance, gate.candidates)
         span.record(outcome="ok" if found.supported else "rejected",
                     reason=None if found.supported else "low_relevance")
     if not found.supported:

@@ -1,0 +1,57 @@
+"""Hybrid retrieval over real DuckDB: fusion, scope, cache freshness, model identity."""
+
+from pathlib import Path
+
+import pytest
+
+from citetutor.errors import EmbeddingMismatch
+from citetutor.retrieval import CandidateCache, Scope, _rrf, search
+from tests.corpus import MIT, SLIDES, corpus_file
+from tests.fakes import HashEmbedder
+from tests.helpers import make_pipeline
+
+FIXTURE = Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
+
+
+@pytest.fixture
+def pipe(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    pipe.subject_id = pipe.create_subject("Course")
+    pipe.fixture = pipe.upload(FIXTURE.read_bytes(), "fixture.pdf", pipe.subject_id)
+    pipe.slides = pipe.upload(corpus_file(*SLIDES).read_bytes(), "arrays.pdf", pipe.subject_id)
+    return pipe
+
+
+def test_rrf_rewards_agreement_between_rankings():
+    import numpy as np
+    fused = _rrf([np.array([3.0, 2.0, 1.0]), np.array([1.0, 3.0, 2.0])], k=60)
+    assert fused.argmax() == 1, "second in one ranking and first in the other beats first-and-last"
+
+
+def test_question_finds_its_page_and_respects_scope(pipe):
+    found = search(pipe.store, pipe.models.embedder, "net force mass acceleration cart", Scope(pipe.subject_id))
+    assert found.supported and found.hits[0].page_no == 2 and found.hits[0].doc_id == pipe.fixture.doc_id
+    assert len(found.hits) <= 4
+    only_slides = search(pipe.store, pipe.models.embedder, "net force mass acceleration cart",
+                         Scope(pipe.subject_id, (pipe.slides.doc_id,)))
+    assert {h.doc_id for h in only_slides.hits} == {pipe.slides.doc_id}
+    pages = search(pipe.store, pipe.models.embedder, "circular motion", Scope(pipe.subject_id, (), (3, 3)))
+    assert {h.page_no for h in pages.hits} == {3}
+
+
+def test_cache_is_reused_until_the_library_changes(pipe):
+    cache = CandidateCache()
+    scope = Scope(pipe.subject_id)
+    first = cache.get(pipe.store, scope, pipe.models.embedder.name)
+    assert cache.get(pipe.store, scope, pipe.models.embedder.name) is first
+    added = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", pipe.subject_id)
+    found = search(pipe.store, pipe.models.embedder, "centripetal acceleration Kepler orbit", scope, cache=cache)
+    assert any(h.doc_id == added.doc_id for h in found.hits), "a new upload is searchable at once"
+    pipe.delete_document(added.doc_id)
+    found = search(pipe.store, pipe.models.embedder, "centripetal acceleration Kepler orbit", scope, cache=cache)
+    assert all(h.doc_id != added.doc_id for h in found.hits), "a deleted document is gone at once"
+
+
+def test_vectors_of_another_model_are_refused(pipe):
+    with pytest.raises(EmbeddingMismatch, match="Re-embed"):
+        search(pipe.store, HashEmbedder(name="other:model"), "force", Scope(pipe.subject_id))
