@@ -60,7 +60,7 @@ def ingest_pdf(store: Store, embedder: Embedder, files_dir: Path, data: bytes, f
         images = _keep_files(data, filename, password, pages, files_dir, sha, limits, written)
         chunks = [c for p in pages if not p.is_scanned
                   for c in chunk_page(doc_id, p, limits.chunk_chars, limits.chunk_overlap)]
-        vectors = embed_chunks(embedder, chunks, progress)
+        vectors = embed_texts(embedder, [c.text for c in chunks], progress)
         status = "needs_review" if kind == "scan" else "ready"
         _store_document(store, doc_id, sha, subject_id, filename, kind, status, pages, images,
                         chunks, vectors, embedder)
@@ -132,14 +132,14 @@ def _keep_files(data: bytes, filename: str, password: str | None, pages: list[Pa
         doc.close()
 
 
-def embed_chunks(embedder: Embedder, chunks: list[Chunk], progress: Progress = _quiet) -> np.ndarray:
-    """Embed chunk texts in batches, reporting progress."""
-    if not chunks:
+def embed_texts(embedder: Embedder, texts: list[str], progress: Progress = _quiet) -> np.ndarray:
+    """Embed texts in batches, reporting progress."""
+    if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     batches = []
-    for start in range(0, len(chunks), EMBED_BATCH):
-        progress(0.4 + 0.55 * start / len(chunks), f"Embedding chunk {start + 1} of {len(chunks)}")
-        batches.append(embedder.embed([c.text for c in chunks[start:start + EMBED_BATCH]]))
+    for start in range(0, len(texts), EMBED_BATCH):
+        progress(0.4 + 0.55 * start / len(texts), f"Embedding passage {start + 1} of {len(texts)}")
+        batches.append(embedder.embed(texts[start:start + EMBED_BATCH]))
     return np.vstack(batches)
 
 

@@ -6,7 +6,7 @@ from typing import Callable
 
 from citetutor import library, quiz, scan, tracing, tutor
 from citetutor.config import Settings
-from citetutor.ingest import IngestResult, embed_chunks, ingest_pdf, insert_vectors
+from citetutor.ingest import IngestResult, embed_texts, ingest_pdf, insert_vectors
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.retrieval import Scope
 from citetutor.store import Store
@@ -73,15 +73,14 @@ class Pipeline:
     def reembed(self, doc_id: str, progress: Progress = _quiet) -> int:
         """Replace a document's vectors with the current embedder's; returns chunks embedded."""
         rows = self.store.query("SELECT id, text FROM chunks WHERE doc_id = ? ORDER BY id", [doc_id])
-        chunks = [_TextOnly(cid, text) for cid, text in rows]
-        vectors = embed_chunks(self.models.embedder, chunks, progress)
+        vectors = embed_texts(self.models.embedder, [text for _, text in rows], progress)
         name = self.models.embedder.name
         with self.store.transaction() as cur:
             cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)", [doc_id])
-            insert_vectors(cur, [c.id for c in chunks], vectors, name)
+            insert_vectors(cur, [cid for cid, _ in rows], vectors, name)
             cur.execute("UPDATE documents SET embedding_model = ?, embedding_dim = ? WHERE id = ?",
-                        [name, int(vectors.shape[1]) if len(chunks) else None, doc_id])
-        return len(chunks)
+                        [name, int(vectors.shape[1]) if rows else None, doc_id])
+        return len(rows)
 
     # Tutor and quiz
     def ask(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (), mode: tutor.Mode = "explain",
@@ -131,9 +130,3 @@ class Pipeline:
         """Requests by outcome."""
         return tracing.outcome_counts(self.store)
 
-
-class _TextOnly:
-    """The two chunk fields embedding needs."""
-
-    def __init__(self, id_: str, text: str):
-        self.id, self.text = id_, text

@@ -8,7 +8,7 @@ from typing import Callable
 from citetutor.chunking import chunk_page
 from citetutor.config import Limits
 from citetutor.errors import InputError, NotFound
-from citetutor.ingest import embed_chunks, insert_chunks
+from citetutor.ingest import embed_texts, insert_chunks
 from citetutor.library import get_document
 from citetutor.models.base import Embedder, OcrModel
 from citetutor.pdf import PageContent
@@ -67,7 +67,7 @@ def _release_if_complete(store: Store, embedder: Embedder, limits: Limits, doc_i
                            [doc_id])
     chunks = [c for page_no, text in approved
               for c in chunk_page(doc_id, PageContent(page_no, text), limits.chunk_chars, limits.chunk_overlap)]
-    vectors = embed_chunks(embedder, chunks)
+    vectors = embed_texts(embedder, [c.text for c in chunks])
     with store.transaction() as cur:
         ids = [c.id for c in chunks]
         if ids:  # re-review after reopening: replace the page's old chunks
