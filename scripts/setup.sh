@@ -6,6 +6,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   missing=""
   command -v tesseract >/dev/null || missing="$missing tesseract-ocr"
   command -v chromium >/dev/null || missing="$missing chromium"
+  # llama-cpp-python compiles C++ from source when pip has no cached wheel.
+  command -v g++ >/dev/null || missing="$missing g++"
+  command -v cmake >/dev/null || missing="$missing cmake"
   if [ -n "$missing" ]; then
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
   fi
