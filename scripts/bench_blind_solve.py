@@ -1,0 +1,66 @@
+"""Blind solve alongside drafting vs after it, through the loopback Ollama API server.
+
+Every scripted model call sleeps the same time, so the ratio shows what running the blind
+solve concurrently saves per answer: `PYTHONPATH=. .venv/bin/python scripts/bench_blind_solve.py`.
+"""
+
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from citetutor.config import Settings
+from citetutor.pipeline import Pipeline
+from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+from tests.ollama_server import FakeOllama
+
+CALL_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
+FIXTURE = Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
+
+
+def slow(reply):
+    """A scripted reply that takes CALL_S seconds, like a model would."""
+    def answer(body):
+        time.sleep(CALL_S)
+        return reply(body)
+    return answer
+
+
+def draft(body):
+    """A draft restating the first evidence chunk."""
+    match = re.search(r"^\[([^\]]+)\] \(page \d+\)\n(.+)", body["messages"][-1]["content"], re.M)
+    claim = " ".join(match.group(2).split()[:10])
+    return Draft(answer="x", claims=[Claim(text=claim, chunk_ids=[match.group(1)])]).model_dump_json()
+
+
+def run(server: FakeOllama, parallel: bool, repeats: int = 5) -> list[float]:
+    """Seconds per verified answer."""
+    pipe = Pipeline(Settings(data_dir=Path(tempfile.mkdtemp()), ollama_host=server.url,
+                             parallel_blind_solve=parallel))
+    subject = pipe.create_subject("bench")
+    pipe.upload(FIXTURE.read_bytes(), FIXTURE.name, subject)
+    times = []
+    for i in range(repeats):
+        server.enqueue_chat("gemma3:4b", slow(draft))
+        server.enqueue_chat("qwen2.5:3b", slow(lambda b: BlindSolve(answerable=True, answer="a", chunk_ids=[]).model_dump_json()))
+        server.enqueue_chat("qwen2.5:3b", slow(lambda b: SupportVerdict(
+            relevant=True, agrees_with_blind=True, unsupported_claims=[], reason="ok").model_dump_json()))
+        started = time.perf_counter()
+        assert pipe.ask(f"net force on the cart {i}", subject).status == "answered"
+        times.append(time.perf_counter() - started)
+    return times
+
+
+if __name__ == "__main__":
+    server = FakeOllama({"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}).start()
+    try:
+        both = {True: [], False: []}
+        for parallel in (True, False, True, False):  # interleaved, so drift hits both
+            both[parallel] += run(server, parallel)
+        concurrent, serial = statistics.median(both[True]), statistics.median(both[False])
+        print(f"concurrent {concurrent:.2f} s, serial {serial:.2f} s per answer "
+              f"(ratio {concurrent / serial:.2f}; {CALL_S} s per model call)")
+    finally:
+        server.stop()
