@@ -133,7 +133,7 @@ def _attempts(gate: Gate, trace, question: str, found: Retrieval, mode: Mode, no
     for attempt in range(1, gate.limits.max_attempts + 1):
         try:
             draft = _draft(gate, trace, question, found.hits, mode, notes, feedback, attempt, on_stage)
-            _guard(question, draft, found.hits, gate.limits.min_claim_overlap)
+            _guard(question, draft, found.hits, gate.limits.min_claim_overlap, mode)
             solved = blind.result()
             if not solved.answerable:
                 reasons.append("blind_unanswerable")
@@ -184,7 +184,7 @@ def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schem
     return parsed
 
 
-def _guard(question: str, draft: Draft, hits: list[Hit], min_overlap: float) -> None:
+def _guard(question: str, draft: Draft, hits: list[Hit], min_overlap: float, mode: Mode) -> None:
     """Code checks: citations exist, were supplied, and hold any requested quantity."""
     if draft.insufficient_evidence:
         raise Rejected("drafter_refused")
@@ -197,7 +197,7 @@ def _guard(question: str, draft: Draft, hits: list[Hit], min_overlap: float) -> 
         raise Rejected("unknown_chunk_id", f"Unknown IDs: {', '.join(unknown)}.")
     for number, claim in enumerate(draft.claims):
         _guard_overlap(number, claim.text, [supplied[c].text for c in claim.chunk_ids], min_overlap)
-    if VALUE_REQUEST.search(question):
+    if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
         _guard_quantity(draft, [supplied[c].text for c in cited])
 
 

@@ -184,3 +184,11 @@ def test_claim_not_stated_in_its_chunk_is_rejected_by_code(pipe):
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["unsupported_claim"]
     assert len(pipe.models.verifier.history) == 2, "the invented claim never reached the verifier"
+
+
+def test_hint_for_a_value_question_needs_no_quantity(pipe):
+    pipe.models.drafter.enqueue(good_draft)
+    pipe.models.verifier.enqueue(BLIND, PASS)
+    result = pipe.ask("Calculate the value of the speed in m/s", pipe.subject_id, mode="hint")
+    assert result.status == "answered" and result.quantity is None
+    assert "hint" in pipe.models.drafter.history[0][-1]["content"]
