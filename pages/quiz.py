@@ -3,18 +3,13 @@
 import streamlit as st
 
 from citetutor.quiz import REASON_TEXT
-from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
+from citetutor.ui.state import get_pipeline, shown_errors, subject_documents
 from citetutor.ui.widgets import timing_panel
 
 pipeline = get_pipeline()
 st.title(":material/quiz: Quiz")
-subject = subject_picker(pipeline, key="quiz-subject")
-if subject is None:
-    st.stop()
-ready = [d for d in pipeline.documents(subject["id"]) if d["status"] == "ready"]
-if not ready:
-    st.info("No document in this subject is ready yet.")
-    st.stop()
+_, ready = subject_documents(pipeline, "quiz-subject", lambda d: d["status"] == "ready",
+                             "No document in this subject is ready yet.")
 
 docs = {d["id"]: d for d in ready}
 doc_id = st.selectbox("Document", list(docs), format_func=lambda i: docs[i]["title"])

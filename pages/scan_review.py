@@ -2,17 +2,13 @@
 
 import streamlit as st
 
-from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
+from citetutor.ui.state import get_pipeline, shown_errors, subject_documents
 
 pipeline = get_pipeline()
 st.title(":material/document_scanner: Scan Review")
-subject = subject_picker(pipeline, key="scan-subject")
-if subject is None:
-    st.stop()
-scans = [d for d in pipeline.documents(subject["id"]) if d["kind"] == "scan"]
-if not scans:
-    st.info("No scanned documents in this subject. Scans are detected when you upload them.")
-    st.stop()
+_, scans = subject_documents(
+    pipeline, "scan-subject", lambda d: d["kind"] == "scan",
+    "No scanned documents in this subject. Scans are detected when you upload them.")
 
 docs = {d["id"]: d for d in scans}
 doc_id = st.selectbox("Scanned document", list(docs),

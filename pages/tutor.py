@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from citetutor.ui.state import get_pipeline, shown_errors, subject_picker
+from citetutor.ui.state import get_pipeline, shown_errors, subject_documents
 from citetutor.ui.widgets import citation_chips, open_citation_viewer, timing_panel
 
 STAGES = {"retrieve": "Finding passages", "blind_solve": "Verifier solving blind",
@@ -10,13 +10,9 @@ STAGES = {"retrieve": "Finding passages", "blind_solve": "Verifier solving blind
 
 pipeline = get_pipeline()
 st.title(":material/school: Tutor")
-subject = subject_picker(pipeline, key="tutor-subject")
-if subject is None:
-    st.stop()
-ready = [d for d in pipeline.documents(subject["id"]) if d["status"] == "ready"]
-if not ready:
-    st.info("No document in this subject is ready yet: upload one, or finish its scan review.")
-    st.stop()
+subject, ready = subject_documents(
+    pipeline, "tutor-subject", lambda d: d["status"] == "ready",
+    "No document in this subject is ready yet: upload one, or finish its scan review.")
 
 titles = {d["id"]: d["title"] for d in ready}
 chosen = st.multiselect("Documents (none = whole subject)", list(titles), format_func=titles.get)

@@ -73,3 +73,15 @@ def subject_picker(pipeline: Pipeline, key: str) -> dict | None:
 def counted(n: int, noun: str) -> str:
     """'1 page', '3 pages'."""
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def subject_documents(pipeline: Pipeline, key: str, keep, empty_message: str) -> tuple[dict, list[dict]]:
+    """The chosen subject and its documents that pass `keep`; stops the page when there are none."""
+    subject = subject_picker(pipeline, key=key)
+    if subject is None:
+        st.stop()
+    documents = [d for d in pipeline.documents(subject["id"]) if keep(d)]
+    if not documents:
+        st.info(empty_message)
+        st.stop()
+    return subject, documents
