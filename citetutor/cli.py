@@ -14,14 +14,9 @@ from citetutor.errors import CiteTutorError, InputError
 from citetutor.pipeline import Pipeline
 
 
-def _subject(pipe: Pipeline, name: str) -> int:
-    """Find or create a subject by name."""
-    return pipe.create_subject(name)
-
-
 def cmd_ingest(pipe: Pipeline, args) -> None:
     """Ingest PDFs into a subject."""
-    subject = _subject(pipe, args.subject)
+    subject = pipe.create_subject(args.subject)
     for path in args.pdfs:
         if not Path(path).is_file():
             raise InputError(f"No file at {path}: check the path and try again.")
@@ -32,7 +27,7 @@ def cmd_ingest(pipe: Pipeline, args) -> None:
 
 def cmd_ask(pipe: Pipeline, args) -> None:
     """Ask the tutor; print the verified answer with page citations."""
-    result = pipe.ask(args.question, _subject(pipe, args.subject), mode=args.mode)
+    result = pipe.ask(args.question, pipe.create_subject(args.subject), mode=args.mode)
     print(result.text)
     for cite in result.citations:
         print(f"  [{cite.title}, p. {cite.page_no}] {cite.chunk_id}")
@@ -52,7 +47,7 @@ def cmd_eval(pipe: Pipeline, args) -> None:
     """Run a question set (JSON list of {question, pages: [...]} or {question, refuse: true})."""
     import json
     cases = json.loads(Path(args.cases).read_text())
-    subject = _subject(pipe, args.subject)
+    subject = pipe.create_subject(args.subject)
     scores = [_score(pipe.ask(case["question"], subject), case) for case in cases]
     correct = sum(ok for ok, _ in scores)
     print(f"{correct}/{len(cases)} correct; median {statistics.median(ms for _, ms in scores):.0f} ms per question")
@@ -78,7 +73,7 @@ def cmd_health(pipe: Pipeline, args) -> None:
 def cmd_bench(pipe: Pipeline, args) -> None:
     """Time ingestion, then cold and cached retrieval side by side (ratios, not budgets)."""
     from citetutor.retrieval import CandidateCache, Scope, search
-    subject = _subject(pipe, "bench")
+    subject = pipe.create_subject("bench")
     started = time.perf_counter()
     result = pipe.upload(Path(args.pdf).read_bytes(), Path(args.pdf).name, subject)
     print(f"ingest: {time.perf_counter() - started:.2f} s for {result.pages} pages ({result.chunks} chunks)")

@@ -103,15 +103,7 @@ class CandidateCache:
 
 
 def build_candidates(store: Store, scope: Scope, model: str) -> Candidates:
-    """Load a scope's chunks and vectors and build its BM25 index."""
-    hits, vectors = load_candidates(store, scope, model)
-    tokens = [tokenize(h.text) or ["_"] for h in hits]
-    rows = [(h.id, h.doc_id, h.title, h.page_no, h.text, h.bboxes) for h in hits]
-    return Candidates(rows, vectors, tokens, BM25Okapi(tokens) if tokens else None)
-
-
-def load_candidates(store: Store, scope: Scope, model: str) -> tuple[list[Hit], np.ndarray]:
-    """Chunks in scope from ready documents, with their vectors for `model`."""
+    """Load a scope's chunks from ready documents, their vectors for `model`, and a BM25 index."""
     where, params = _scope_sql(scope)
     rows = store.query(
         "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, e.vector FROM chunks c "
@@ -119,9 +111,9 @@ def load_candidates(store: Store, scope: Scope, model: str) -> tuple[list[Hit], 
         f"WHERE d.status = 'ready' AND {where} ORDER BY c.id",
         [model, *params],
     )
-    hits = [Hit(*row[:6]) for row in rows]
     vectors = np.array([row[6] for row in rows], dtype=np.float32) if rows else np.zeros((0, 1))
-    return hits, vectors
+    tokens = [tokenize(row[4]) or ["_"] for row in rows]
+    return Candidates([row[:6] for row in rows], vectors, tokens, BM25Okapi(tokens) if tokens else None)
 
 
 def _scope_sql(scope: Scope, with_pages: bool = True) -> tuple[str, list]:
