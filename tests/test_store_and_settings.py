@@ -38,13 +38,20 @@ def test_settings_from_environment(monkeypatch, tmp_path):
         Settings(limits={"top_kk": 3})
 
 
-def test_cli_ingest_and_health_over_http(monkeypatch, tmp_path, ollama_server, capsys):
+@pytest.fixture
+def cli_env(monkeypatch, tmp_path, ollama_server, capsys):
+    """CLI environment on tmp_path and the loopback server; ingests the fixture -> (exit code, output)."""
     ollama_server.models |= {"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}
     monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("CITETUTOR_OLLAMA_HOST", ollama_server.url)
     fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
-    assert cli.main(["ingest", "--subject", "Mechanics", str(fixture)]) == 0
-    assert "text, ready, 3 pages" in capsys.readouterr().out
+    code = cli.main(["ingest", "--subject", "Mechanics", str(fixture)])
+    return code, capsys.readouterr().out
+
+
+def test_cli_ingest_and_health_over_http(cli_env, tmp_path, capsys):
+    code, out = cli_env
+    assert code == 0 and "text, ready, 3 pages" in out
     assert cli.main(["health"]) == 0
     out = capsys.readouterr().out
     assert "MISSING ocr" in out and "ollama pull glm-ocr:q8_0" in out
@@ -52,16 +59,12 @@ def test_cli_ingest_and_health_over_http(monkeypatch, tmp_path, ollama_server, c
     assert "No file at" in capsys.readouterr().err
 
 
-def test_cli_eval_scores_answers_and_refusals(monkeypatch, tmp_path, ollama_server, capsys):
+def test_cli_eval_scores_answers_and_refusals(cli_env, tmp_path, ollama_server, capsys):
     import json
     import re
 
     from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
-    ollama_server.models |= {"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}
-    monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("CITETUTOR_OLLAMA_HOST", ollama_server.url)
-    fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
-    assert cli.main(["ingest", "--subject", "Mechanics", str(fixture)]) == 0
+    assert cli_env[0] == 0
 
     def draft(body):
         ids = re.findall(r"^\[([^\]]+)\] \(page 2\)", body["messages"][-1]["content"], re.MULTILINE)
@@ -74,6 +77,5 @@ def test_cli_eval_scores_answers_and_refusals(monkeypatch, tmp_path, ollama_serv
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps([{"question": "What net force pushes the 3.0 kg cart?", "pages": [2]},
                                  {"question": "qqzx blorft", "refuse": True}]))
-    capsys.readouterr()
     assert cli.main(["eval", "--subject", "Mechanics", str(cases)]) == 0
     assert capsys.readouterr().out.startswith("2/2 correct")
