@@ -6,13 +6,18 @@ import hashlib
 import json
 from dataclasses import asdict
 
+from pydantic import BaseModel
+
+from citetutor import prompts
 from citetutor.store import Store
 
 
-def cache_key(question: str, mode: str, notes: str, evidence: list[tuple[str, str]],
-              models: tuple[str, ...]) -> str:
-    """Same question, settings, evidence (IDs and text) and models -> same key."""
-    payload = json.dumps([" ".join(question.lower().split()), mode, notes.strip(), evidence, models])
+def cache_key(question: str, mode: str, notes: str, evidence: list[str],
+              models: tuple[str, ...], limits: BaseModel) -> str:
+    """Same question, settings, evidence, models, prompts and limits -> same key."""
+    prompt_text = [v for k, v in sorted(vars(prompts).items()) if k.isupper()]
+    payload = json.dumps([" ".join(question.lower().split()), mode, notes.strip(), evidence, models,
+                          limits.model_dump(), prompt_text], default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

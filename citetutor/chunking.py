@@ -22,6 +22,7 @@ class Chunk:
     start: int
     end: int
     bboxes: str  # JSON list of [x0, y0, x1, y1] line boxes, for the viewer highlight
+    word_boxes: str = "[]"  # JSON [start, end, x0, y0, x1, y1] per word, offsets in `text`
 
 
 def chunk_id(doc_id: str, page_no: int, ord_: int) -> str:
@@ -71,10 +72,18 @@ def chunk_page(doc_id: str, page: PageContent, size: int, overlap: int) -> list[
     for ord_, (start, end) in enumerate(spans(page.text, size, overlap)):
         body = page.text[start:end].strip()
         if body:
+            offset = start + len(page.text[start:end]) - len(page.text[start:end].lstrip())
             boxes = _line_boxes(page, start, end)
             chunks.append(Chunk(chunk_id(doc_id, page.page_no, ord_), doc_id, page.page_no,
-                                ord_, body, start, end, json.dumps(boxes)))
+                                ord_, body, start, end, json.dumps(boxes),
+                                json.dumps(_word_boxes(page, offset, offset + len(body)))))
     return chunks
+
+
+def _word_boxes(page: PageContent, start: int, end: int) -> list[list[float]]:
+    """Each covered word's span (relative to `start`) and box, so a sentence can be highlighted."""
+    return [[w.start - start, w.end - start, *(round(v, 1) for v in w.rect)]
+            for w in page.words if w.start >= start and w.end <= end]
 
 
 def _line_boxes(page: PageContent, start: int, end: int) -> list[list[float]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, InputError
+from citetutor.models.factory import build_models
 from citetutor.pipeline import Pipeline
 
 
@@ -44,22 +46,17 @@ def cmd_quiz(pipe: Pipeline, args) -> None:
 
 
 def cmd_eval(pipe: Pipeline, args) -> None:
-    """Run a question set (JSON list of {question, pages: [...]} or {question, refuse: true})."""
-    import json
-    cases = json.loads(Path(args.cases).read_text())
-    subject = pipe.create_subject(args.subject)
-    scores = [_score(pipe.ask(case["question"], subject), case) for case in cases]
-    correct = sum(ok for ok, _ in scores)
-    print(f"{correct}/{len(cases)} correct; median {statistics.median(ms for _, ms in scores):.0f} ms per question")
-
-
-def _score(result, case: dict) -> tuple[bool, float]:
-    """Correct means: refused when it should, else answered citing an expected page."""
-    elapsed = max((s["started_ms"] + s["duration_ms"] for s in result.spans), default=0.0)
-    if case.get("refuse"):
-        return result.status == "refused", elapsed
-    pages = set(case.get("pages", []))
-    return result.status == "answered" and any(c.page_no in pages for c in result.citations), elapsed
+    """Run question sets through the gate on a fresh library; print per-question lines and a table."""
+    from citetutor import evaluation
+    reports = []
+    for path in args.sets:
+        qset = evaluation.load_set(Path(path), args.pdf)
+        print(f"## {qset.name} ({qset.pdf.name}, {len(qset.cases)} questions, {pipe.models.label})",
+              flush=True)
+        report = evaluation.run_set(pipe, qset, args.draft_only,
+                                    lambda o: print(evaluation.case_line(o), flush=True))
+        reports.append(report)
+    print(evaluation.table(reports))
 
 
 def cmd_health(pipe: Pipeline, args) -> None:
@@ -104,9 +101,11 @@ def parser() -> argparse.ArgumentParser:
     quiz.add_argument("first", type=int)
     quiz.add_argument("last", type=int)
     quiz.add_argument("--count", type=int, default=5)
-    evaluate = sub.add_parser("eval", help="score the tutor on a question set")
-    evaluate.add_argument("--subject", required=True)
-    evaluate.add_argument("cases", help="JSON list of {question, pages} or {question, refuse: true}")
+    evaluate = sub.add_parser("eval", help="score the gate on question sets (see evals/)")
+    evaluate.add_argument("sets", nargs="+", help="question-set JSON files, e.g. evals/*.json")
+    evaluate.add_argument("--pdf", help="the PDF to use instead of the one the set names")
+    evaluate.add_argument("--draft-only", action="store_true",
+                          help="also time one unchecked draft per supported question, side by side")
     sub.add_parser("health", help="check the models")
     bench = sub.add_parser("bench", help="time ingestion and retrieval on a PDF")
     bench.add_argument("pdf")
@@ -122,10 +121,18 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; CiteTutorErrors print their fix and exit 1."""
     args = parser().parse_args(argv)
     settings = Settings()
+    models = None
     if args.command == "bench":
         settings = settings.model_copy(update={"data_dir": Path(tempfile.mkdtemp(prefix="citetutor-bench-"))})
+    if args.command == "eval":
+        # A fresh library for every run (no cached answers), beside the learner's own; the
+        # models keep the learner's model cache so nothing is assembled twice.
+        models = build_models(settings)
+        scratch = settings.data_dir / "eval"
+        shutil.rmtree(scratch, ignore_errors=True)
+        settings = settings.model_copy(update={"data_dir": scratch})
     try:
-        COMMANDS[args.command](Pipeline(settings), args)
+        COMMANDS[args.command](Pipeline(settings, models=models), args)
     except CiteTutorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -148,8 +148,10 @@ def insert_chunks(cur, chunks: list[Chunk], vectors: np.ndarray, model: str) -> 
     if not chunks:
         return
     cur.executemany(
-        "INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [[c.id, c.doc_id, c.page_no, c.ord, c.text, c.start, c.end, c.bboxes] for c in chunks],
+        "INSERT INTO chunks (id, doc_id, page_no, ord, text, char_start, char_end, bboxes, "
+        "word_boxes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [[c.id, c.doc_id, c.page_no, c.ord, c.text, c.start, c.end, c.bboxes, c.word_boxes]
+         for c in chunks],
     )
     insert_vectors(cur, [c.id for c in chunks], vectors, model)
 

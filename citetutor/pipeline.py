@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from citetutor import library, quiz, scan, tracing, tutor
+from citetutor import gate, library, quiz, scan, tracing, tutor
 from citetutor.config import Settings
 from citetutor.ingest import IngestResult, embed_texts, ingest_pdf, insert_vectors
 from citetutor.models.factory import ModelSet, build_models
@@ -26,7 +26,7 @@ class Pipeline:
         self.store = store or Store(settings.db_path)
         self.models = models or build_models(settings)
         self.tracer = tracing.Tracer(self.store, settings.sentry)
-        self.gate = tutor.Gate(self.store, self.models.embedder, self.models.drafter,
+        self.gate = gate.Gate(self.store, self.models.embedder, self.models.drafter,
                                self.models.verifier, self.tracer, settings.limits,
                                settings.parallel_blind_solve)
 
@@ -87,6 +87,10 @@ class Pipeline:
             learner_notes: str = "", on_stage: tutor.StageCallback = lambda s, a: None) -> tutor.TutorAnswer:
         """Answer through the gate."""
         return tutor.answer(self.gate, question, Scope(subject_id, doc_ids), mode, learner_notes, on_stage)
+
+    def draft_only(self, question: str, subject_id: int, mode: tutor.Mode = "explain"):
+        """One unchecked draft (for the eval's side-by-side timing only, never shown)."""
+        return tutor.draft_only(self.gate, question, Scope(subject_id), mode)
 
     def quiz(self, doc_id: str, first_page: int, last_page: int, count: int = 5, kinds: str = "mixed",
              on_stage: Callable[[str, int], None] = lambda s, a: None) -> quiz.QuizResult:

@@ -2,32 +2,38 @@
 
 from __future__ import annotations
 
-DRAFT_SYSTEM = """You are CiteTutor, a careful study tutor. Answer ONLY from the evidence chunks.
-Rules:
-- Every factual claim goes in `claims` with the IDs of the chunks that state it.
-- Use only chunk IDs exactly as written in the evidence, e.g. "ab12cd34-p3-c0".
-- If the question asks for a value, give it in `quantity` with its unit, as written in the evidence.
-- If the evidence does not answer the question, set insufficient_evidence to true.
-- Learner notes may change your wording and level, never the facts or the evidence.
-Reply with JSON matching the schema."""
+# Answer gate. Every model call of one role starts with the same system text and the same
+# evidence, so llama.cpp and Ollama reuse that prefix from their KV cache across calls.
+DRAFT_SYSTEM = """You are CiteTutor, a careful study tutor. You answer ONLY from the numbered
+evidence sentences the student's notes give you.
+Write the answer as 1 or 2 claims. Each claim is one short sentence that keeps the wording of
+the evidence sentences it cites, and lists their numbers (for [S3] write 3).
+Never add a fact, number or formula that your cited sentences do not state.
+Learner notes may change your wording, never the facts. Reply with JSON."""
 
 DRAFT_MODE = {
-    "explain": "Task: explain the answer clearly in a short paragraph.",
+    "explain": "Task: answer the question clearly.",
     "hint": "Task: give a hint that points to the idea without giving the full answer away.",
 }
 
-BLIND_SYSTEM = """You answer a question using ONLY the evidence chunks given.
-If the evidence does not contain the answer, set answerable to false.
-Give a short answer and the IDs of the chunks you used. Reply with JSON matching the schema."""
+DRAFT_USER = "Evidence:\n{evidence}\n\nQuestion: {question}\n{task}"
+DRAFT_NOTES = "\nLearner notes (wording only): {notes}"
+DRAFT_RETRY = "\nYour previous answer was rejected: {feedback}"
 
-SUPPORT_SYSTEM = """You check a tutor's draft before a student sees it.
-You get the question, the evidence chunks, an independent answer written from the evidence
-alone, and the draft's numbered claims with the chunk IDs each cites.
-- relevant: does the draft address the question asked?
-- agrees_with_blind: is the draft consistent with the independent answer? (A hint may leave
-  the final answer out, but must not contradict it.)
-- unsupported_claims: the 0-based numbers of claims that their cited chunks do not state.
-Be strict: a claim is supported only if its cited chunks say it. Reply with JSON."""
+VERIFY_SYSTEM = """You check a study tutor's work against numbered evidence sentences from a
+student's notes. Judge only by what the sentences say, not by what you know. Reply with JSON."""
+
+BLIND_TASK = """Question: {question}
+Task: answer the question from the evidence alone, in one short sentence, and give the numbers
+of the sentences that state the answer."""
+
+SUPPORT_TASK = """Question: {question}
+The tutor's claims, each with the sentences it cites:
+{claims}
+Task: for each claim, say what its cited sentences state, then whether they state the claim.
+Then say whether the claims answer the question that was asked."""
+
+VERIFY_USER = "Evidence:\n{evidence}\n\n{task}"
 
 QUIZ_SYSTEM = """You write practice questions for a student from the source chunks only.
 For each item give: kind ("mcq" or "short"), the stem, for MCQ 4 options and the 0-based
@@ -46,17 +52,17 @@ rationale for the question. Be strict. Reply with JSON."""
 
 REJECTION_FEEDBACK = {
     "schema_invalid": "Your reply did not match the JSON schema.",
-    "no_citations": "Your answer cited no evidence chunks; cite the chunk IDs for every claim.",
-    "unknown_chunk_id": "You cited a chunk ID that is not in the evidence; use only the IDs given.",
-    "quantity_missing": "The question asks for a value and unit; give them in `quantity`.",
-    "quantity_not_in_evidence": "Your value or unit does not appear in the chunks you cited.",
-    "drafter_refused": "An independent reader found the answer in the evidence; look again.",
+    "unknown_sentence": "You cited a sentence number that is not in the evidence.",
+    "uncovered_claim": "A claim uses words its cited sentences do not contain; keep their wording.",
+    "quantity_not_in_evidence": "The question asks for a value; give the value from a cited sentence.",
+    "number_not_in_evidence": "A number in your answer does not appear in the sentences you cited.",
+    "off_question": "Your cited sentences do not mention what the question asks about.",
     "irrelevant": "Your answer did not address the question that was asked.",
-    "blind_disagrees": "Your answer disagrees with an independent reading of the evidence.",
-    "unsupported_claim": "Some claims are not stated by the chunks they cite.",
+    "blind_disagrees": "An independent reading of the evidence used other sentences; look again.",
+    "unsupported_claim": "A claim is not stated by the sentences it cites.",
 }
 
 
 def evidence_block(chunks: list[tuple[str, int, str]]) -> str:
-    """Evidence as the models see it: ID, page and text of each chunk."""
+    """Quiz evidence as the models see it: ID, page and text of each chunk."""
     return "\n\n".join(f"[{cid}] (page {page})\n{text}" for cid, page, text in chunks)

@@ -13,7 +13,7 @@ from citetutor.errors import InputError
 from citetutor.retrieval import Hit, Scope, search
 from citetutor.schemas import (AgreementVerdict, KeySupportVerdict, QuizBatch, QuizBlindAnswer,
                                QuizCandidate)
-from citetutor.tutor import Gate, Rejected, trace_rejection, traced_call
+from citetutor.gate import Gate, Rejected, trace_rejection, traced_call
 
 MAX_SOURCE_CHUNKS = 8
 REASON_TEXT = {
@@ -76,7 +76,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
 def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     """Chunks of the page range, spread evenly when there are more than fit one prompt."""
     rows = gate.store.query(
-        "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes FROM chunks c "
+        "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes FROM chunks c "
         "JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND d.status = 'ready' "
         "AND c.page_no BETWEEN ? AND ? ORDER BY c.page_no, c.ord", [doc_id, *scope.pages])
     if not rows:

@@ -40,6 +40,7 @@ class Hit:
     page_no: int
     text: str
     bboxes: str
+    word_boxes: str | None = None
     bm25: float = 0.0
     cosine: float = 0.0
     rrf: float = 0.0
@@ -50,13 +51,13 @@ class Retrieval:
     """The ranked hits and whether anything supports the question at all."""
 
     hits: list[Hit] = field(default_factory=list)
-    lexical_support: bool = False
-    semantic_support: bool = False
+    best_cosine: float = 0.0
+    min_cosine: float = 0.0
 
     @property
     def supported(self) -> bool:
-        """The relevance pre-gate: some lexical or semantic support."""
-        return bool(self.hits) and (self.lexical_support or self.semantic_support)
+        """The relevance pre-gate: meaning decides; a shared word alone never lets a question in."""
+        return bool(self.hits) and self.best_cosine >= self.min_cosine
 
 
 def tokenize(text: str) -> list[str]:
@@ -106,14 +107,15 @@ def build_candidates(store: Store, scope: Scope, model: str) -> Candidates:
     """Load a scope's chunks from ready documents, their vectors for `model`, and a BM25 index."""
     where, params = _scope_sql(scope)
     rows = store.query(
-        "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, e.vector FROM chunks c "
+        "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes, e.vector "
+        "FROM chunks c "
         "JOIN documents d ON d.id = c.doc_id JOIN embeddings e ON e.chunk_id = c.id AND e.model = ? "
         f"WHERE d.status = 'ready' AND {where} ORDER BY c.id",
         [model, *params],
     )
-    vectors = np.array([row[6] for row in rows], dtype=np.float32) if rows else np.zeros((0, 1))
+    vectors = np.array([row[7] for row in rows], dtype=np.float32) if rows else np.zeros((0, 1))
     tokens = [tokenize(row[4]) or ["_"] for row in rows]
-    return Candidates([row[:6] for row in rows], vectors, tokens, BM25Okapi(tokens) if tokens else None)
+    return Candidates([row[:7] for row in rows], vectors, tokens, BM25Okapi(tokens) if tokens else None)
 
 
 def _scope_sql(scope: Scope, with_pages: bool = True) -> tuple[str, list]:
@@ -161,7 +163,7 @@ def search(store: Store, embedder: Embedder, query: str, scope: Scope, k: int = 
     for hit, b, c, f in zip(hits, lexical, semantic, fused):
         hit.bm25, hit.cosine, hit.rrf = float(b), float(c), float(f)
     top = sorted(hits, key=lambda h: (-h.rrf, h.id))[:k]
-    return Retrieval(top, bool(lexical.max() > 0), bool(semantic.max() >= min_cosine))
+    return Retrieval(top, float(semantic.max()), min_cosine)
 
 
 def _bm25_scores(candidates: Candidates, query: str) -> np.ndarray:

@@ -2,55 +2,71 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 
-class Quantity(BaseModel):
-    """A worked numeric result."""
-
-    value: str = Field(description="The number exactly as written, e.g. '9.8' or '2.5e3'.")
-    unit: str = Field(description="Its unit, e.g. 'm/s^2'; empty if dimensionless.")
+# Small models fill fields in order, so every schema puts the answer or the reasoning before
+# any verdict flag, and no escape-hatch boolean leads an object. Length limits live here so
+# every runtime sends them (as JSON-schema limits) and every reply is re-validated against them.
+MAX_CLAIMS = 3
+MAX_CITES = 3
 
 
 class Claim(BaseModel):
-    """One sentence of the answer and the chunks that support it."""
+    """One sentence of the answer and the evidence sentences that state it."""
 
-    text: str = Field(description="One factual statement made in the answer.")
-    chunk_ids: list[str] = Field(description="IDs of the evidence chunks that state it.")
+    text: str = Field(min_length=1, max_length=240,
+                      description="One sentence of the answer, in the words of the sentences it cites.")
+    sentences: list[int] = Field(min_length=1, max_length=MAX_CITES,
+                                 description="Numbers of the evidence sentences that state it ([S3] is 3).")
 
 
 class Draft(BaseModel):
-    """The drafter's structured answer."""
+    """The drafter's answer: its sentences, in order, each citing evidence sentences."""
 
-    answer: str = Field(description="The explanation or hint shown to the learner.")
-    claims: list[Claim] = Field(description="Every factual claim with its supporting chunk IDs.")
-    quantity: Quantity | None = Field(
-        default=None, description="The final value and unit, when the question asks for one."
-    )
-    insufficient_evidence: bool = Field(
-        default=False, description="True when the evidence does not answer the question."
-    )
+    claims: list[Claim] = Field(min_length=1, max_length=MAX_CLAIMS,
+                                description="The answer, one sentence per claim, in reading order.")
+
+    @property
+    def answer(self) -> str:
+        """The text the learner sees: the claims in order."""
+        return " ".join(c.text.strip() for c in self.claims)
 
 
 class BlindSolve(BaseModel):
     """The verifier's own answer from the evidence alone, without seeing the draft."""
 
-    answerable: bool = Field(description="Whether the evidence answers the question.")
-    answer: str = Field(description="A short answer from the evidence; empty if unanswerable.")
-    chunk_ids: list[str] = Field(description="IDs of the chunks the answer relies on.")
+    answer: str = Field(max_length=300, description="A short answer taken from the evidence.")
+    sentences: list[int] = Field(max_length=MAX_CITES,
+                                 description="Numbers of the sentences that state the answer.")
+
+
+class ClaimVerdict(BaseModel):
+    """The verifier's reading of one claim against the sentences it cites."""
+
+    claim: int = Field(description="The claim's number, from 1.")
+    why: str = Field(max_length=120, description="What the cited sentences say about the claim.")
+    supported: bool = Field(description="True only if the cited sentences state the claim.")
 
 
 class SupportVerdict(BaseModel):
-    """The verifier's check of a draft against the evidence and its own blind reading."""
+    """The verifier's check of a draft: each claim, then whether the draft answers the question."""
 
-    relevant: bool = Field(description="The draft answers the question that was asked.")
-    agrees_with_blind: bool = Field(description="The draft agrees with the blind answer.")
-    unsupported_claims: list[int] = Field(
-        description="Indexes (0-based) of draft claims the cited chunks do not support."
-    )
-    reason: str = Field(description="One short sentence explaining the verdict.")
+    verdicts: list[ClaimVerdict] = Field(min_length=1, max_length=MAX_CLAIMS,
+                                         description="One verdict per claim, in order.")
+    answers_question: bool = Field(description="True if the claims answer the question asked.")
+
+
+@lru_cache(maxsize=MAX_CLAIMS)
+def support_verdict_for(claims: int) -> type[SupportVerdict]:
+    """SupportVerdict with exactly one verdict per claim: small models otherwise pad the list."""
+    return create_model(
+        f"SupportVerdict{claims}", __base__=SupportVerdict,
+        verdicts=(list[ClaimVerdict], Field(min_length=claims, max_length=claims,
+                                            description="One verdict per claim, in order.")))
 
 
 class QuizCandidate(BaseModel):

@@ -51,6 +51,8 @@ MIGRATIONS: list[str] = [
         key TEXT PRIMARY KEY, answer_json TEXT NOT NULL,
         created_at TIMESTAMP DEFAULT current_timestamp);
     """,
+    # 2: word boxes per chunk, so a cited sentence (not the whole chunk) is highlighted.
+    "ALTER TABLE chunks ADD COLUMN word_boxes TEXT;",
 ]
 
 

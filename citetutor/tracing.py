@@ -25,11 +25,10 @@ if TYPE_CHECKING:  # sentry_sdk is imported only when a DSN is set
     from sentry_sdk.envelope import Envelope, Item
 
 REASON_CODES: frozenset[str] = frozenset({
-    "schema_invalid", "unknown_chunk_id", "no_citations", "quantity_missing",
-    "quantity_not_in_evidence", "blind_unanswerable", "blind_disagrees", "irrelevant",
+    "schema_invalid", "unknown_chunk_id", "quantity_not_in_evidence", "blind_unanswerable", "blind_disagrees", "irrelevant",
     "unsupported_claim", "model_unavailable", "no_evidence", "low_relevance",
     "quote_not_literal", "key_mismatch", "answer_mismatch", "key_unsupported",
-    "error", "drafter_refused",
+    "error", "unknown_sentence", "uncovered_claim", "number_not_in_evidence", "off_question",
 })
 
 OK = "ok"

@@ -1,37 +1,50 @@
-"""The answer gate: nothing reaches the learner before code and a second model family agree."""
+"""The answer gate: nothing reaches the learner before code and a second model agree."""
 
 from __future__ import annotations
 
+import json
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 from citetutor import answer_cache, prompts
-from citetutor.config import NOT_ENOUGH_EVIDENCE, Limits
-from citetutor.errors import InputError, ModelOutputError
-from citetutor.models.base import ChatModel, Embedder, ask_structured
-from citetutor.retrieval import CandidateCache, Hit, Retrieval, Scope, search, tokenize
-from citetutor.schemas import BlindSolve, Draft, SupportVerdict
-from citetutor.store import Store
+from citetutor.config import NOT_ENOUGH_EVIDENCE
+from citetutor.errors import InputError
+from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
+from citetutor.gate import Gate, Rejected, trace_rejection, traced_call
+from citetutor.retrieval import Retrieval, Scope, search
+from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
 
 Mode = Literal["explain", "hint"]
 StageCallback = Callable[[str, int], None]
 VALUE_REQUEST = re.compile(
-    r"\b(value|units?|how (much|many|fast|far|long|big|large|high|heavy)|calculate|compute|"
-    r"magnitude|numerical(ly)?)\b", re.IGNORECASE)
+    r"\b(value of|how (much|many|fast|far|long|big|large|high|heavy)|calculate|compute|"
+    r"magnitude of|numerical(ly)?|(what|which) year)\b", re.IGNORECASE)
+# Digits, or the number words notes use for small counts and factors ("twice the capacity").
+NUMBER = re.compile(
+    r"\d+(?:[.,]\d+)*|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
+    r"hundred|thousand|million|twice|half|double|triple)\b", re.IGNORECASE)
+# Words that frame a question but say nothing about its topic.
+QUESTION_FRAME = frozenset(stems(
+    "explain describe define definition meaning mean means give hint tell about please why "
+    "does happen happens show find called name example examples"))
+# Words that frame a claim ("you can use the formula ...") without stating a fact.
+CLAIM_FRAME = frozenset(stems(
+    "can use using used find found formula equation given called known defined means also "
+    "which where there this these that then thus therefore"))
 
 
 @dataclass(frozen=True)
 class Citation:
-    """A cited chunk resolved by code to its document and page."""
+    """Cited sentences of one chunk, resolved by code to document, page and line boxes."""
 
     chunk_id: str
     doc_id: str
     title: str
     page_no: int
-    text: str
-    bboxes: str
+    text: str  # the cited sentences, as they stand in the document
+    bboxes: str  # JSON line boxes of those sentences only
 
 
 @dataclass
@@ -42,33 +55,11 @@ class TutorAnswer:
     text: str
     citations: list[Citation] = field(default_factory=list)
     claims: list[tuple[str, list[str]]] = field(default_factory=list)
-    quantity: str | None = None
     attempts: int = 0
     reasons: list[str] = field(default_factory=list)
+    relevance: float = 0.0  # best cosine of question and notes: how close the notes came
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
-
-
-@dataclass
-class Gate:
-    """Adapters and limits the answer gate works with."""
-
-    store: Store
-    embedder: Embedder
-    drafter: ChatModel
-    verifier: ChatModel
-    tracer: object
-    limits: Limits
-    parallel_blind_solve: bool = True
-    candidates: CandidateCache = field(default_factory=CandidateCache)
-
-
-class Rejected(Exception):
-    """A draft failed a check; `code` is a tracing reason code, `detail` goes to the drafter."""
-
-    def __init__(self, code: str, detail: str = ""):
-        super().__init__(code)
-        self.code, self.detail = code, detail
 
 
 def _ignore(_: str, __: int) -> None:
@@ -93,15 +84,34 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
          on_stage: StageCallback) -> TutorAnswer:
     """The gate's steps inside one traced request."""
     on_stage("retrieve", 0)
-    with trace.span("retrieve") as span:
-        found = search(gate.store, gate.embedder, question, scope, gate.limits.top_k,
-                       gate.limits.rrf_k, gate.limits.min_relevance, gate.candidates)
-        span.record(outcome="ok" if found.supported else "rejected",
-                    reason=None if found.supported else "low_relevance")
+    found = _retrieve(gate, trace, question, scope)
     if not found.supported:
-        return _refuse(["no_evidence" if not found.hits else "low_relevance"], 0)
-    key = answer_cache.cache_key(question, mode, notes, [(h.id, h.text) for h in found.hits],
-                                 (gate.drafter.name, gate.verifier.name))
+        return _refuse(["no_evidence" if not found.hits else "low_relevance"], 0, found.best_cosine)
+    sentences = _numbered(gate, trace, question, found)
+    relevance = max(s.cosine for s in sentences) if sentences else 0.0
+    if relevance < gate.limits.min_sentence_relevance:
+        return _refuse(["low_relevance"], 0, relevance)
+    result = _gated(gate, trace, question, sentences, mode, notes, on_stage)
+    result.relevance = relevance
+    return result
+
+
+def _numbered(gate: Gate, trace, question: str, found: Retrieval) -> list[Sentence]:
+    """The evidence sentences, as one span; the second half of the pre-gate reads their cosines."""
+    with trace.span("evidence") as span:
+        sentences = number_evidence(found.hits, question, gate.embedder,
+                                    gate.limits.evidence_sentences)
+        best = max((s.cosine for s in sentences), default=0.0)
+        passed = best >= gate.limits.min_sentence_relevance
+        span.record(outcome="ok" if passed else "rejected", reason=None if passed else "low_relevance")
+    return sentences
+
+
+def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
+           on_stage: StageCallback) -> TutorAnswer:
+    """Everything after the pre-gate: cache, drafts and checks."""
+    key = answer_cache.cache_key(question, mode, notes, [s.text for s in sentences],
+                                 (gate.drafter.name, gate.verifier.name), gate.limits)
     with trace.span("cache") as span:
         cached = answer_cache.lookup(gate.store, key)
         span.record(outcome="hit" if cached else "miss")
@@ -109,13 +119,39 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
         return _from_cache(cached)
     on_stage("blind_solve", 0)  # called here: UI callbacks must run on the caller's thread
     with ThreadPoolExecutor(max_workers=1) as pool:
-        blind = pool.submit(_blind_solve, gate, trace, question, found.hits)
+        blind = pool.submit(_blind_solve, gate, trace, question, sentences)
         if not gate.parallel_blind_solve:
             blind.result()
-        result = _attempts(gate, trace, question, found, mode, notes, blind, on_stage)
+        result = _attempts(gate, trace, question, sentences, mode, notes, blind, on_stage)
     if result.status == "answered":
         answer_cache.keep(gate.store, key, result)
     return result
+
+
+def draft_only(gate: Gate, question: str, scope: Scope, mode: Mode = "explain") -> Draft | None:
+    """Retrieval and one unchecked draft: the baseline the eval times the gate against."""
+    with gate.tracer.request("draft_only", scope.subject_id) as trace:
+        found = _retrieve(gate, trace, question, scope)
+        draft = None
+        if found.supported:
+            sentences = number_evidence(found.hits, question, gate.embedder,
+                                gate.limits.evidence_sentences)
+            try:
+                draft = _draft(gate, trace, question, sentences, mode, "", "", 1, _ignore)
+            except Rejected:
+                pass
+        trace.finish("answered" if draft else "refused", None, 1)
+    return draft
+
+
+def _retrieve(gate: Gate, trace, question: str, scope: Scope) -> Retrieval:
+    """Hybrid retrieval with the semantic pre-gate, as one span."""
+    with trace.span("retrieve") as span:
+        found = search(gate.store, gate.embedder, question, scope, gate.limits.top_k,
+                       gate.limits.rrf_k, gate.limits.min_relevance, gate.candidates)
+        span.record(outcome="ok" if found.supported else "rejected",
+                    reason=None if found.supported else "low_relevance")
+    return found
 
 
 def _from_cache(fields: dict) -> TutorAnswer:
@@ -125,150 +161,169 @@ def _from_cache(fields: dict) -> TutorAnswer:
     return TutorAnswer(citations=citations, claims=claims, **fields)
 
 
-def _attempts(gate: Gate, trace, question: str, found: Retrieval, mode: Mode, notes: str,
+def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
               blind: Future, on_stage: StageCallback) -> TutorAnswer:
     """Up to max_attempts drafts, each retried with the previous rejection reason."""
     reasons: list[str] = []
     feedback = ""
     for attempt in range(1, gate.limits.max_attempts + 1):
         try:
-            draft = _draft(gate, trace, question, found.hits, mode, notes, feedback, attempt, on_stage)
-            _guard(question, draft, found.hits, gate.limits.min_claim_overlap, mode)
+            draft = _draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
+            guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
             solved = blind.result()
-            if not solved.answerable:
+            if not solved.sentences:
                 reasons.append("blind_unanswerable")
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
-            _support(gate, trace, question, found.hits, solved, draft, attempt, on_stage)
+            _agrees_with_blind(draft, solved)
+            _support(gate, trace, question, sentences, draft, attempt, on_stage)
         except Rejected as rejection:
             reasons.append(rejection.code)
             trace_rejection(trace, rejection.code, attempt)
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
             continue
-        return _accept(draft, found.hits, attempt, reasons)
+        return _accept(draft, sentences, attempt, reasons)
     return _refuse(reasons, gate.limits.max_attempts)
 
 
-def trace_rejection(trace, code: str, attempt: int) -> None:
-    """Record a rejection as its own zero-length span so the Traces page can count them."""
-    with trace.span("rejection", attempt=attempt) as span:
-        span.record(outcome="rejected", reason=code)
-
-
-def _evidence(hits: list[Hit]) -> str:
-    """The evidence block for prompts."""
-    return prompts.evidence_block([(h.id, h.page_no, h.text) for h in hits])
-
-
-def _draft(gate: Gate, trace, question: str, hits: list[Hit], mode: Mode, notes: str,
+def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
            feedback: str, attempt: int, on_stage: StageCallback) -> Draft:
-    """Ask the drafter for a structured answer; a schema failure is a rejection."""
+    """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection."""
     on_stage("draft", attempt)
-    user = f"Evidence:\n{_evidence(hits)}\n\n{prompts.DRAFT_MODE[mode]}\nQuestion: {question}"
+    user = prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question,
+                                     task=prompts.DRAFT_MODE[mode])
     if notes.strip():
-        user += f"\nLearner notes (wording only): {notes.strip()}"
+        user += prompts.DRAFT_NOTES.format(notes=notes.strip())
     if feedback:
-        user += f"\nYour previous draft was rejected: {feedback}"
+        user += prompts.DRAFT_RETRY.format(feedback=feedback)
     messages = [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
     return traced_call(gate.drafter, trace, "draft", messages, Draft, attempt)
 
 
-def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schema, attempt: int):
-    """One traced, schema-checked model call."""
-    with trace.span(stage, model=model.name, attempt=attempt) as span:
-        try:
-            parsed, reply = ask_structured(model, messages, schema)
-        except ModelOutputError as exc:
-            span.record(outcome="rejected", reason="schema_invalid")
-            raise Rejected("schema_invalid") from exc
-        span.record(reply.prompt_tokens, reply.completion_tokens, outcome="ok")
-    return parsed
-
-
-def _guard(question: str, draft: Draft, hits: list[Hit], min_overlap: float, mode: Mode) -> None:
-    """Code checks: citations exist, were supplied, and hold any requested quantity."""
-    if draft.insufficient_evidence:
-        raise Rejected("drafter_refused")
-    cited = [cid for claim in draft.claims for cid in claim.chunk_ids]
-    if not draft.claims or not cited or any(not c.chunk_ids for c in draft.claims):
-        raise Rejected("no_citations")
-    supplied = {h.id: h for h in hits}
-    unknown = sorted(set(cited) - supplied.keys())
+def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
+          mode: Mode) -> None:
+    """Code checks no model can talk its way past: IDs, coverage, numbers, topic."""
+    known = {s.number for s in sentences}
+    unknown = sorted({n for c in draft.claims for n in c.sentences} - known)
     if unknown:
-        raise Rejected("unknown_chunk_id", f"Unknown IDs: {', '.join(unknown)}.")
-    for number, claim in enumerate(draft.claims):
-        _guard_overlap(number, claim.text, [supplied[c].text for c in claim.chunk_ids], min_overlap)
+        raise Rejected("unknown_sentence", f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
+    by_number = {s.number: s for s in sentences}
+    for number, claim in enumerate(draft.claims, start=1):
+        _guard_coverage(number, claim, sentences, min_overlap)
+        _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
+    cited_all = " ".join(by_number[n].text for c in draft.claims for n in c.sentences)
+    _guard_topic(question, cited_all)
     if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
-        _guard_quantity(draft, [supplied[c].text for c in cited])
+        if not _numbers(draft.answer) & _numbers(cited_all):
+            raise Rejected("quantity_not_in_evidence")
 
 
-def _guard_overlap(number: int, claim: str, cited_texts: list[str], min_overlap: float) -> None:
-    """A claim must share most of its content words with its cited chunks.
+def _guard_coverage(number: int, claim: Claim, sentences: list[Sentence], min_overlap: float) -> None:
+    """Most of a claim's content words must stand in the sentences it cites.
 
-    A cheap check that no model can talk its way past: it catches claims copied from
-    nowhere even when the verifier is weak (as the embedded demo model is).
+    The retry message names the sentences that do hold the claim's words: small models
+    pick a number again far better than they re-read the whole evidence.
     """
-    words = {w for w in tokenize(claim) if len(w) > 2 or w.isdigit()}
-    evidence = set(tokenize(" ".join(cited_texts)))
-    if not words or len(words & evidence) / len(words) < min_overlap:
-        raise Rejected("unsupported_claim", f"Claim {number} is not stated in the chunks it cites.")
+    words = set(stems(claim.text)) - CLAIM_FRAME
+    cited = set(stems(" ".join(s.text for s in sentences if s.number in claim.sentences)))
+    if not words or len(words & cited) / len(words) >= min_overlap:
+        return
+    best = max(sentences, key=lambda s: len(words & set(stems(s.text))))
+    hint = (f' {best.label} says: "{best.text[:200]}"'
+            if best.number not in claim.sentences and words & set(stems(best.text)) else "")
+    cites = ", ".join(f"S{n}" for n in claim.sentences)
+    raise Rejected("uncovered_claim", f"Claim {number} is not in the words of {cites}.{hint}")
 
 
-def _guard_quantity(draft: Draft, cited_texts: list[str]) -> None:
-    """A value-and-unit answer must state a value and unit found in the cited text."""
-    if draft.quantity is None or not draft.quantity.value.strip():
-        raise Rejected("quantity_missing")
-    evidence = _squash(" ".join(cited_texts))
-    value, unit = _squash(draft.quantity.value), _squash(draft.quantity.unit)
-    if value not in evidence or (unit and unit not in evidence):
-        raise Rejected("quantity_not_in_evidence")
+def _guard_numbers(number: int, claim: str, cited: str) -> None:
+    """Every number a claim states must appear in its cited sentences."""
+    missing = _numbers(claim) - _numbers(cited)
+    if missing:
+        raise Rejected("number_not_in_evidence", f"Claim {number} states {', '.join(sorted(missing))}.")
 
 
-def _squash(text: str) -> str:
-    """Lower-case and drop whitespace so '9.8 m/s^2' matches '9.8m/s^2'."""
-    return re.sub(r"\s+", "", text).lower()
+def _numbers(text: str) -> set[str]:
+    """The numbers a text states, lower-cased."""
+    return {n.lower() for n in NUMBER.findall(text)}
 
 
-def _blind_solve(gate: Gate, trace, question: str, hits: list[Hit]) -> BlindSolve:
+def _guard_topic(question: str, cited: str) -> None:
+    """The cited sentences must mention at least a third of what the question is about."""
+    topic = set(stems(question)) - QUESTION_FRAME
+    if topic and 3 * len(topic & set(stems(cited))) < len(topic):
+        raise Rejected("off_question")
+
+
+def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:
     """The verifier answers from the evidence alone: no draft, no learner notes."""
-    messages = [
-        {"role": "system", "content": prompts.BLIND_SYSTEM},
-        {"role": "user", "content": f"Evidence:\n{_evidence(hits)}\n\nQuestion: {question}"},
-    ]
+    task = prompts.BLIND_TASK.format(question=question)
     try:
-        return traced_call(gate.verifier, trace, "blind_solve", messages, BlindSolve, 0)
+        solved = traced_call(gate.verifier, trace, "blind_solve", _verify_messages(sentences, task),
+                             BlindSolve, 0)
     except Rejected:
-        return BlindSolve(answerable=False, answer="", chunk_ids=[])
+        return BlindSolve(answer="", sentences=[])
+    known = {s.number for s in sentences}
+    return solved.model_copy(update={"sentences": [n for n in solved.sentences if n in known]})
 
 
-def _support(gate: Gate, trace, question: str, hits: list[Hit], solved: BlindSolve,
-             draft: Draft, attempt: int, on_stage: StageCallback) -> None:
-    """The verifier checks relevance, agreement with its blind answer, and claim support."""
+def _verify_messages(sentences: list[Sentence], task: str) -> list[dict]:
+    """Verifier messages: the same system text and evidence first, so the KV prefix is reused."""
+    user = prompts.VERIFY_USER.format(evidence=evidence_block(sentences), task=task)
+    return [{"role": "system", "content": prompts.VERIFY_SYSTEM}, {"role": "user", "content": user}]
+
+
+def _agrees_with_blind(draft: Draft, solved: BlindSolve) -> None:
+    """The draft must rest on a sentence the blind solver chose, or say what it said."""
+    cited = {n for c in draft.claims for n in c.sentences}
+    if cited & set(solved.sentences):
+        return
+    blind_words = set(stems(solved.answer))
+    if blind_words and len(blind_words & set(stems(draft.answer))) * 2 >= len(blind_words):
+        return
+    raise Rejected("blind_disagrees")
+
+
+def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
+             attempt: int, on_stage: StageCallback) -> None:
+    """The verifier reads each claim beside its cited sentences, then judges relevance."""
     on_stage("support_check", attempt)
-    claims = "\n".join(f"{i}. {c.text} [cites: {', '.join(c.chunk_ids)}]"
-                       for i, c in enumerate(draft.claims))
-    user = (f"Evidence:\n{_evidence(hits)}\n\nQuestion: {question}\n"
-            f"Independent answer: {solved.answer}\nDraft answer: {draft.answer}\nClaims:\n{claims}")
-    messages = [{"role": "system", "content": prompts.SUPPORT_SYSTEM}, {"role": "user", "content": user}]
-    verdict = traced_call(gate.verifier, trace, "support_check", messages, SupportVerdict, attempt)
-    if not verdict.relevant:
-        raise Rejected("irrelevant", verdict.reason)
-    if not verdict.agrees_with_blind:
-        raise Rejected("blind_disagrees", verdict.reason)
-    if verdict.unsupported_claims:
-        raise Rejected("unsupported_claim", verdict.reason)
+    by_number = {s.number: s for s in sentences}
+    claims = "\n".join(
+        f"{i}. {c.text}\n   cites: " + " ".join(f"[{by_number[n].label}] {by_number[n].text}"
+                                          for n in c.sentences)
+        for i, c in enumerate(draft.claims, start=1))
+    task = prompts.SUPPORT_TASK.format(question=question, claims=claims)
+    verdict = traced_call(gate.verifier, trace, "support_check", _verify_messages(sentences, task),
+                          support_verdict_for(len(draft.claims)), attempt)
+    # The schema asks for exactly one verdict per claim, in order; small models number them
+    # unreliably, so the position says which claim a verdict is about.
+    for number, claim_verdict in enumerate(verdict.verdicts, start=1):
+        if not claim_verdict.supported:
+            raise Rejected("unsupported_claim", f"Claim {number}: {claim_verdict.why}")
+    if not verdict.answers_question:
+        raise Rejected("irrelevant")
 
 
-def _accept(draft: Draft, hits: list[Hit], attempt: int, reasons: list[str]) -> TutorAnswer:
-    """Build the displayed answer; citations are resolved to pages by code, not the model."""
-    by_id = {h.id: h for h in hits}
-    cited = dict.fromkeys(cid for c in draft.claims for cid in c.chunk_ids)
-    citations = [Citation(h.id, h.doc_id, h.title, h.page_no, h.text, h.bboxes)
-                 for h in (by_id[c] for c in cited)]
-    quantity = f"{draft.quantity.value} {draft.quantity.unit}".strip() if draft.quantity else None
-    return TutorAnswer("answered", draft.answer, citations,
-                       [(c.text, c.chunk_ids) for c in draft.claims], quantity, attempt, reasons)
+def _accept(draft: Draft, sentences: list[Sentence], attempt: int, reasons: list[str]) -> TutorAnswer:
+    """Build the displayed answer; citations are resolved to spans and pages by code."""
+    by_number = {s.number: s for s in sentences}
+    cited = [by_number[n] for n in sorted({n for c in draft.claims for n in c.sentences})]
+    return TutorAnswer("answered", draft.answer, citations(cited),
+                       [(c.text, [by_number[n].label for n in c.sentences]) for c in draft.claims],
+                       attempt, reasons)
 
 
-def _refuse(reasons: list[str], attempts: int) -> TutorAnswer:
+def citations(cited: list[Sentence]) -> list[Citation]:
+    """One citation per chunk, quoting its cited sentences and boxing only their lines."""
+    by_chunk: dict[str, list[Sentence]] = {}
+    for sentence in cited:
+        by_chunk.setdefault(sentence.hit.id, []).append(sentence)
+    return [Citation(group[0].hit.id, group[0].hit.doc_id, group[0].hit.title, group[0].hit.page_no,
+                     " … ".join(s.text for s in group),
+                     json.dumps([box for s in group for box in sentence_boxes(s)]))
+            for group in by_chunk.values()]
+
+
+def _refuse(reasons: list[str], attempts: int, relevance: float = 0.0) -> TutorAnswer:
     """The honest answer when nothing passed."""
-    return TutorAnswer("refused", NOT_ENOUGH_EVIDENCE, attempts=attempts, reasons=reasons)
+    return TutorAnswer("refused", NOT_ENOUGH_EVIDENCE, attempts=attempts, reasons=reasons,
+                       relevance=relevance)

@@ -43,8 +43,6 @@ for index, (asked, result) in reversed(list(enumerate(history))):
             st.markdown(f"**You:** {asked}")
             if result.status == "answered":
                 st.markdown(result.text)
-                if result.quantity:
-                    st.markdown(f"**Result:** {result.quantity}")
                 citation_chips(result.citations, key=f"a{index}")
             else:
                 st.warning(result.text)

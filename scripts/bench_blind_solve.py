@@ -4,7 +4,6 @@ Every scripted model call sleeps the same time, so the ratio shows what running 
 solve concurrently saves per answer: `PYTHONPATH=. .venv/bin/python scripts/bench_blind_solve.py`.
 """
 
-import re
 import statistics
 import sys
 import tempfile
@@ -13,7 +12,7 @@ from pathlib import Path
 
 from citetutor.config import Settings
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+from tests.helpers import PASS, as_json, blind_citing, quoting_draft
 from tests.ollama_server import FakeOllama
 
 CALL_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
@@ -28,27 +27,20 @@ def slow(reply):
     return answer
 
 
-def draft(body):
-    """A draft restating the first evidence chunk."""
-    match = re.search(r"^\[([^\]]+)\] \(page \d+\)\n(.+)", body["messages"][-1]["content"], re.M)
-    claim = " ".join(match.group(2).split()[:10])
-    return Draft(answer="x", claims=[Claim(text=claim, chunk_ids=[match.group(1)])]).model_dump_json()
-
-
 def run(server: FakeOllama, parallel: bool, repeats: int = 5) -> list[float]:
     """Seconds per verified answer."""
     pipe = Pipeline(Settings(data_dir=Path(tempfile.mkdtemp()), ollama_host=server.url,
-                             parallel_blind_solve=parallel))
+                             runtime="ollama", parallel_blind_solve=parallel))
     subject = pipe.create_subject("bench")
     pipe.upload(FIXTURE.read_bytes(), FIXTURE.name, subject)
     times = []
     for i in range(repeats):
-        server.enqueue_chat("gemma3:4b", slow(draft))
-        server.enqueue_chat("qwen2.5:3b", slow(lambda b: BlindSolve(answerable=True, answer="a", chunk_ids=[]).model_dump_json()))
-        server.enqueue_chat("qwen2.5:3b", slow(lambda b: SupportVerdict(
-            relevant=True, agrees_with_blind=True, unsupported_claims=[], reason="ok").model_dump_json()))
+        server.enqueue_chat("gemma3:4b", slow(as_json(quoting_draft("12 N"))))
+        server.enqueue_chat("qwen2.5:3b", slow(as_json(blind_citing("12 N"))))
+        server.enqueue_chat("qwen2.5:3b", slow(lambda b: PASS.model_dump_json()))
         started = time.perf_counter()
-        assert pipe.ask(f"net force on the cart {i}", subject).status == "answered"
+        result = pipe.ask(f"What net force pushes the 3.0 kg cart? ({i})", subject)
+        assert result.status == "answered", result.reasons
         times.append(time.perf_counter() - started)
     return times
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from citetutor.config import Settings
 from citetutor.models.factory import ModelSet
 from citetutor.pipeline import Pipeline
+from citetutor.schemas import BlindSolve, Claim, ClaimVerdict, Draft, SupportVerdict
 from tests.fakes import HashEmbedder, ScriptedChat, ScriptedOcr
 
 
@@ -16,3 +18,64 @@ def make_pipeline(tmp_path: Path, embedder=None, ocr=None, **settings) -> Pipeli
                       embedder=embedder or HashEmbedder(), ocr=ocr or ScriptedOcr(),
                       runtime="test", label="test models")
     return Pipeline(Settings(data_dir=tmp_path, **settings), models=models)
+
+
+# --- scripted replies for the answer gate ----------------------------------------------------
+
+SENTENCE_LINE = re.compile(r"^\[S(\d+)\] (.*)$", re.MULTILINE)
+
+
+def evidence_sentences(messages: list[dict]) -> list[tuple[int, str]]:
+    """(number, text) of each evidence sentence exactly as the prompt presented it."""
+    return [(int(n), t) for n, t in SENTENCE_LINE.findall(messages[-1]["content"])]
+
+
+def sentence_with(messages: list[dict], word: str) -> tuple[int, str]:
+    """The first evidence sentence containing `word`."""
+    return next(s for s in evidence_sentences(messages) if word.lower() in s[1].lower())
+
+
+def page_of(store, sentence: str) -> int:
+    """The page whose chunk holds `sentence` (whitespace folded), found without the gate's code."""
+    for page_no, text in store.query("SELECT page_no, text FROM chunks"):
+        if sentence in " ".join(text.split()):
+            return page_no
+    raise AssertionError(f"no chunk holds {sentence!r}")
+
+
+def quoting_draft(word: str = "inward"):
+    """A drafter reply: one claim that quotes (and cites) the sentence containing `word`."""
+    def reply(messages: list[dict]) -> Draft:
+        number, text = sentence_with(messages, word)
+        return Draft(claims=[Claim(text=text[:240], sentences=[number])])
+    return reply
+
+
+def blind_citing(word: str = "inward"):
+    """A blind-solve reply that rests on the sentence containing `word`."""
+    def reply(messages: list[dict]) -> BlindSolve:
+        number, text = sentence_with(messages, word)
+        return BlindSolve(answer=text[:200], sentences=[number])
+    return reply
+
+
+def verdict(*supported: bool, answers: bool = True) -> SupportVerdict:
+    """A support-check reply with one verdict per claim."""
+    return SupportVerdict(verdicts=[ClaimVerdict(claim=i, why="the cited sentence says so", supported=ok)
+                                    for i, ok in enumerate(supported, start=1)],
+                          answers_question=answers)
+
+
+PASS = verdict(True)
+
+
+def as_json(reply):
+    """Turn a reply builder over messages into one over an Ollama request body (JSON text)."""
+    return lambda body: reply(body["messages"]).model_dump_json()
+
+
+def claiming(text: str, word: str = "inward"):
+    """A drafter reply: one claim in its own words, citing the sentence containing `word`."""
+    def reply(messages: list[dict]) -> Draft:
+        return Draft(claims=[Claim(text=text, sentences=[sentence_with(messages, word)[0]])])
+    return reply

@@ -17,36 +17,26 @@ from streamlit.testing.v1 import AppTest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE, ModelRoles, Settings
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import (BlindSolve, Claim, Draft, KeySupportVerdict, QuizBatch, QuizBlindAnswer,
-                               QuizCandidate, SupportVerdict)
+from citetutor.schemas import (BlindSolve, KeySupportVerdict, QuizBatch, QuizBlindAnswer,
+                               QuizCandidate)
 from citetutor.ui.state import get_pipeline
 from tests.corpus import HANDWRITTEN, MIT, corpus_file
+from tests.helpers import PASS, as_json, blind_citing, claiming
 from tests.ollama_server import FakeOllama
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 ROLES = ModelRoles()
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
-ANSWER = "It points toward the centre of the circle."
+ANSWER = "The acceleration is directed radially inward."
 OK, BAD = ":green[:material/check_circle:]", ":red[:material/error:]"  # sidebar health marks
 READY, VERIFIED, NOT_SHOWN = ":green[ready]", ":green[verified]", ":orange[not shown]"
 TIMEOUT = 60  # seconds per script run: generous bound, not a timing assertion
 
 
-def evidence_ids(body: dict) -> list[str]:
-    """Chunk IDs exactly as the prompt presented them to the model."""
-    return re.findall(r"^\[([^\]]+)\] \(page", body["messages"][-1]["content"], re.MULTILINE)
-
-
-def good_draft(body: dict) -> str:
-    """A draft citing the first evidence chunk the drafter was given."""
-    first = evidence_ids(body)[0]
-    return Draft(answer=ANSWER, claims=[Claim(text="The acceleration is directed radially inward.",
-                                              chunk_ids=[first])]).model_dump_json()
-
-
-BLIND = BlindSolve(answerable=True, answer="Radially inward, toward the centre.", chunk_ids=[]).model_dump_json()
-PASS = SupportVerdict(relevant=True, agrees_with_blind=True, unsupported_claims=[], reason="ok").model_dump_json()
+good_draft = as_json(claiming(ANSWER))
+BLIND = as_json(blind_citing())
+PASS = PASS.model_dump_json()
 
 
 @pytest.fixture
@@ -55,9 +45,7 @@ def env(tmp_path, monkeypatch, ollama_server: FakeOllama) -> Iterator[Settings]:
     ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
     monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("CITETUTOR_OLLAMA_HOST", ollama_server.url)
-    for name in ("CITETUTOR_RUNTIME", "CITETUTOR_MODELS__DRAFTER", "CITETUTOR_MODELS__VERIFIER",
-                 "CITETUTOR_MODELS__EMBEDDER", "CITETUTOR_MODELS__OCR", "CITETUTOR_SENTRY__DSN"):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CITETUTOR_RUNTIME", "ollama")  # health tests remove models on purpose
     st.cache_resource.clear()
     st.cache_data.clear()
     settings = Settings()
@@ -222,7 +210,7 @@ def test_tutor_refusal_shows_not_enough_evidence(env, ollama_server):
     preingest(env, MIT, "mit-ch06.pdf")
     ollama_server.enqueue_chat(ROLES.drafter, good_draft)
     ollama_server.enqueue_chat(ROLES.verifier,
-                               BlindSolve(answerable=False, answer="", chunk_ids=[]).model_dump_json())
+                               BlindSolve(answer="", sentences=[]).model_dump_json())
     at = start_app()
     at.switch_page("pages/tutor.py")
     run(at)

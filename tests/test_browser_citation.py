@@ -17,11 +17,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+from citetutor.schemas import Claim, Draft
+from tests.helpers import PASS, as_json, blind_citing, sentence_with
 from tests.corpus import MIT, corpus_file
 
 CHROMIUM = "/usr/bin/chromium"
@@ -29,22 +31,16 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 ROOT = Path(__file__).resolve().parents[1]
 ROLES = ModelRoles()
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
-ANSWER = "It points toward the centre of the circle."
+ANSWER = "The acceleration is directed radially inward."
 START_TIMEOUT_S = 60
 UI_TIMEOUT_MS = 60_000
 
 
-def _evidence_ids(body: dict) -> list[str]:
-    """Chunk IDs exactly as the prompt presented them to the model."""
-    return re.findall(r"^\[([^\]]+)\] \(page", body["messages"][-1]["content"], re.MULTILINE)
-
-
 def _draft(body: dict) -> str:
-    """A draft citing the first evidence chunk it was given; records which one."""
-    first = _evidence_ids(body)[0]
-    _draft.cited = first
-    return Draft(answer=ANSWER, claims=[Claim(text="The acceleration is directed radially inward.",
-                                              chunk_ids=[first])]).model_dump_json()
+    """A draft claim citing the evidence sentence that says 'inward'; records its page."""
+    number, text = sentence_with(body["messages"], "inward")
+    _draft.cited = text
+    return Draft(claims=[Claim(text=ANSWER, sentences=[number])]).model_dump_json()
 
 
 def _free_port() -> int:
@@ -93,10 +89,8 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
         pipeline.store.close()  # the app opens the same DuckDB file next
 
     ollama_server.enqueue_chat(ROLES.drafter, _draft)
-    ollama_server.enqueue_chat(ROLES.verifier, BlindSolve(
-        answerable=True, answer="Radially inward, toward the centre.", chunk_ids=[]).model_dump_json())
-    ollama_server.enqueue_chat(ROLES.verifier, SupportVerdict(
-        relevant=True, agrees_with_blind=True, unsupported_claims=[], reason="ok").model_dump_json())
+    ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
+    ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
 
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -131,7 +125,8 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 chip = page.get_by_role("button", name=re.compile(r"^📄"))
                 label = chip.inner_text()
                 page_no = int(re.search(r"p\. (\d+)", label).group(1))
-                assert int(_draft.cited.split("-p")[1].split("-")[0]) == page_no, "code resolved the page"
+                cited_page = pymupdf.open(corpus_file(*MIT)).load_page(page_no - 1).get_text()
+                assert _draft.cited.split()[0] in cited_page, "code resolved the page"
                 chip.click()
 
                 page.get_by_text(f"page {page_no} — highlighted: the cited passage").wait_for()

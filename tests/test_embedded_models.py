@@ -1,4 +1,4 @@
-"""The offline runtime with its real packaged models: MiniLM, Tesseract, Gemma 3 270M."""
+"""The offline runtime with its real packaged models: MiniLM, Tesseract, Qwen2.5-Coder GGUFs."""
 
 from __future__ import annotations
 
@@ -8,19 +8,23 @@ import shutil
 
 import numpy as np
 import pytest
-from pydantic import BaseModel, Field
 
 from citetutor.config import Settings
 from citetutor.errors import ModelUnavailable
 from citetutor.models.base import ask_structured
+from citetutor import prompts
 from citetutor.models.embedded import (
-    EmbeddedChat,
+    QWEN_0_5B,
+    QWEN_1_5B,
+    LlamaChat,
     MiniLMEmbedder,
+    PackagedGguf,
     TesseractOcr,
-    bounded_schema,
-    fold_system,
+    assembled_gguf,
+    part_files,
     strict_json,
 )
+from citetutor.schemas import BlindSolve
 from citetutor.models.factory import EMBEDDED_LABEL, build_models
 
 needs_tesseract = pytest.mark.skipif(
@@ -120,38 +124,73 @@ def test_tesseract_rejects_a_non_image():
         TesseractOcr().transcribe(b"this is not a png")
 
 
-# --- Gemma 3 270M ------------------------------------------------------------------------
+# --- Qwen2.5-Coder GGUFs from PyPI parts ---------------------------------------------------
 
 
-class Verdict(BaseModel):
-    supported: bool = Field(description="Whether the evidence supports the statement.")
-    reason: str = Field(description="One short sentence.")
+def fake_spec(tmp_path, parts: list[bytes], sha256: str | None = None) -> PackagedGguf:
+    """A PackagedGguf over importable part packages written into tmp_path (on sys.path)."""
+    import hashlib
+    import sys
+
+    modules = []
+    for number, data in enumerate(parts, start=1):
+        module = f"ct_fake_part_{tmp_path.name}_{number}"
+        (tmp_path / module / "data").mkdir(parents=True)
+        (tmp_path / module / "__init__.py").write_text("")
+        (tmp_path / module / "data" / f"part{number:02d}.bin").write_bytes(data)
+        modules.append(module)
+    sys.path.insert(0, str(tmp_path))
+    whole = b"".join(parts)
+    return PackagedGguf("Fake GGUF", "fake.gguf", tuple(modules), "ct-fake-part1..N==1",
+                        len(whole), sha256 or hashlib.sha256(whole).hexdigest())
+
+
+def test_gguf_parts_are_joined_in_order_and_checked(tmp_path):
+    spec = fake_spec(tmp_path, [b"GGUF-one-", b"two-", b"three"])
+    path = assembled_gguf(spec, tmp_path / "cache")
+    assert path.read_bytes() == b"GGUF-one-two-three"
+    assert list((tmp_path / "cache").glob("*.part")) == []
+    path.write_bytes(b"GGUF-one-two-thre!")  # same size, other bytes: the stamp still vouches
+    assert assembled_gguf(spec, tmp_path / "cache").read_bytes() == b"GGUF-one-two-thre!"
+    (tmp_path / "cache" / "fake.sha256").unlink()  # no stamp: assembled and checked again
+    assert assembled_gguf(spec, tmp_path / "cache").read_bytes() == b"GGUF-one-two-three"
+
+
+def test_gguf_with_the_wrong_hash_is_refused_and_leaves_nothing(tmp_path):
+    spec = fake_spec(tmp_path, [b"GGUF", b"-tampered"], sha256="0" * 64)
+    with pytest.raises(ModelUnavailable, match="wrong SHA-256"):
+        assembled_gguf(spec, tmp_path / "cache")
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+def test_missing_gguf_part_names_the_package_to_install(tmp_path):
+    spec = fake_spec(tmp_path, [b"GGUF"])
+    spec = PackagedGguf(spec.label, spec.filename, (*spec.part_modules, "ct_not_installed_part2"),
+                        spec.pip_spec, spec.size, spec.sha256)
+    with pytest.raises(ModelUnavailable, match="ct-not-installed-part2 is missing"):
+        assembled_gguf(spec, tmp_path / "cache")
+
+
+def test_pinned_model_parts_are_installed_with_the_sizes_recorded_in_code():
+    for spec in (QWEN_1_5B, QWEN_0_5B):
+        assert sum(p.stat().st_size for p in part_files(spec)) == spec.size
 
 
 @needs_llama
 @pytest.mark.slow
-def test_embedded_chat_returns_schema_valid_json(model_cache):
-    chat = EmbeddedChat(model_cache)
-    messages = [
-        {"role": "system", "content": "You check statements against evidence. Reply with JSON."},
-        {"role": "user", "content": "Evidence: g is 9.8 m/s^2.\nStatement: g is 9.8 m/s^2."},
-    ]
-    parsed, reply = ask_structured(chat, messages, Verdict)
-    assert isinstance(parsed.supported, bool) and len(parsed.reason) <= 300
-    assert json.loads(reply.text).keys() == {"supported", "reason"}
+def test_real_qwen_verifier_answers_in_schema_from_numbered_sentences(model_cache):
+    """The packaged 0.5B instruct model, through llama.cpp's grammar, cites a real sentence."""
+    chat = LlamaChat(QWEN_0_5B, model_cache)
+    evidence = ("[S1] The frequency f is defined to be the reciprocal of the period.\n"
+                "[S2] Any radial inward acceleration is called centripetal acceleration.")
+    messages = [{"role": "system", "content": prompts.VERIFY_SYSTEM},
+                {"role": "user", "content": prompts.VERIFY_USER.format(
+                    evidence=evidence, task=prompts.BLIND_TASK.format(
+                        question="What is centripetal acceleration called?"))}]
+    parsed, reply = ask_structured(chat, messages, BlindSolve)
+    assert parsed.sentences and set(parsed.sentences) <= {1, 2} and len(parsed.answer) <= 300
     assert reply.prompt_tokens > 0 and reply.completion_tokens > 0
-    assert reply.model == chat.name == "embedded:gemma-3-270m"
-
-
-def test_bounded_schema_caps_strings_lists_and_ids():
-    from citetutor.schemas import Draft
-
-    schema = bounded_schema(Draft.model_json_schema())
-    claim = schema["$defs"]["Claim"]["properties"]
-    assert schema["properties"]["answer"]["maxLength"] == 300
-    assert schema["properties"]["claims"]["maxItems"] == 4
-    assert claim["chunk_ids"]["maxItems"] == 3 and claim["chunk_ids"]["items"]["maxLength"] == 64
-    assert "maxLength" not in Draft.model_json_schema()["properties"]["answer"]  # a copy
+    assert reply.model == chat.name == "embedded:Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 
 
 def test_strict_json_escapes_raw_control_characters():
@@ -161,23 +200,14 @@ def test_strict_json_escapes_raw_control_characters():
     assert strict_json("{not json") == "{not json"
 
 
-def test_fold_system_moves_system_text_into_the_first_user_turn():
-    folded = fold_system([{"role": "system", "content": "Rules."},
-                          {"role": "user", "content": "Question?"}])
-    assert folded == [{"role": "user", "content": "Rules.\n\nQuestion?"}]
-    assert fold_system([{"role": "system", "content": "Rules."}]) == [
-        {"role": "user", "content": "Rules."}
-    ]
-
-
 # --- factory -----------------------------------------------------------------------------
 
 
-def test_build_embedded_models_is_lazy(tmp_path):
+def test_build_embedded_models_is_lazy_with_two_model_instances(tmp_path):
     models = build_models(Settings(data_dir=tmp_path, runtime="embedded"))
-    assert models.drafter is models.verifier
+    assert models.drafter is not models.verifier, "the blind solve needs its own instance"
     assert (models.runtime, models.label) == ("embedded", EMBEDDED_LABEL)
-    assert "270M Gemma model drafts and verifies" in models.label
+    assert "1.5B" in models.drafter.name and "0.5B" in models.verifier.name
     assert {models.embedder.name, models.ocr.name} == {
         "embedded:all-MiniLM-L6-v2", "embedded:tesseract"
     }

@@ -19,7 +19,7 @@ from citetutor.schemas import BlindSolve
 SCHEMA = BlindSolve.model_json_schema()
 MESSAGES = [{"role": "system", "content": "Answer from evidence."},
             {"role": "user", "content": "What is g?"}]
-REPLY = {"answerable": True, "answer": "9.8 m/s^2", "chunk_ids": ["d1-p1-c0"]}
+REPLY = {"answer": "9.8 m/s^2", "sentences": [1]}
 
 
 @pytest.fixture
@@ -167,9 +167,32 @@ def test_build_ollama_models_talk_to_the_configured_host(ollama_server, tmp_path
     from citetutor.config import Settings
     from citetutor.models.factory import build_models
 
-    models = build_models(Settings(data_dir=tmp_path, ollama_host=ollama_server.url))
+    models = build_models(Settings(data_dir=tmp_path, ollama_host=ollama_server.url, runtime="ollama"))
     assert models.runtime == "ollama" and ollama_server.history == []  # construction is cheap
     ollama_server.enqueue_chat("qwen2.5:3b", json.dumps(REPLY))
     assert json.loads(models.verifier.chat_json(MESSAGES, SCHEMA).text) == REPLY
     assert (models.drafter.name, models.embedder.name, models.ocr.name) == (
         "ollama:gemma3:4b", "ollama:nomic-embed-text", "ollama:glm-ocr:q8_0")
+
+
+def test_auto_runtime_picks_ollama_when_it_has_every_model(ollama_server, tmp_path):
+    from citetutor.config import Settings
+    from citetutor.models.factory import build_models
+
+    ollama_server.models |= set(ModelRoles().model_dump().values())
+    models = build_models(Settings(data_dir=tmp_path, ollama_host=ollama_server.url))
+    assert models.runtime == "ollama"
+    assert models.label.endswith(f"Picked automatically: Ollama at {ollama_server.url} has every model")
+
+
+def test_auto_runtime_falls_back_to_embedded_and_says_why(ollama_server, tmp_path):
+    from citetutor.config import Settings
+    from citetutor.models.factory import build_models
+
+    ollama_server.models |= {"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}
+    models = build_models(Settings(data_dir=tmp_path, ollama_host=ollama_server.url))
+    assert models.runtime == "embedded" and "lacks glm-ocr:q8_0" in models.label
+    assert "CITETUTOR_RUNTIME=ollama" in models.label
+    down = f"http://127.0.0.1:{closed_port()}"
+    models = build_models(Settings(data_dir=tmp_path, ollama_host=down))
+    assert models.runtime == "embedded" and f"Ollama at {down} is not running" in models.label

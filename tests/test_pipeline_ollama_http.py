@@ -1,15 +1,15 @@
 """The whole pipeline over real HTTP: official ollama client -> loopback Ollama API server."""
 
 import json
-import re
 
 import pytest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE, Settings
 from citetutor.errors import EmbeddingMismatch, ModelUnavailable
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+from citetutor.schemas import BlindSolve, Claim, Draft
 from tests.corpus import MIT, corpus_file
+from tests.helpers import PASS, evidence_sentences
 
 ROLES = ("gemma3:4b", "qwen2.5:3b", "nomic-embed-text", "glm-ocr:q8_0")
 
@@ -23,18 +23,22 @@ def pipe(tmp_path, ollama_server):
     return pipe
 
 
-def draft_citing_first_chunk(body: dict) -> str:
-    """A draft whose one claim restates words of the first evidence chunk."""
-    match = re.search(r"^\[([^\]]+)\] \(page \d+\)\n(.+)", body["messages"][-1]["content"], re.MULTILINE)
-    claim = " ".join(match.group(2).split()[:12])
-    return Draft(answer="Toward the centre.", claims=[Claim(text=claim, chunk_ids=[match.group(1)])]).model_dump_json()
+def draft_citing_first_sentence(body: dict) -> str:
+    """A draft whose one claim quotes the first evidence sentence."""
+    number, text = evidence_sentences(body["messages"])[0]
+    return Draft(claims=[Claim(text=text[:240], sentences=[number])]).model_dump_json()
+
+
+def blind_citing_first_sentence(body: dict) -> str:
+    """A blind solve resting on the first evidence sentence."""
+    number, text = evidence_sentences(body["messages"])[0]
+    return BlindSolve(answer=text[:200], sentences=[number]).model_dump_json()
 
 
 def test_answer_over_http_is_verified_and_cited(pipe, ollama_server):
-    ollama_server.enqueue_chat("gemma3:4b", draft_citing_first_chunk)
-    ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answerable=True, answer="inward", chunk_ids=[]).model_dump_json())
-    ollama_server.enqueue_chat("qwen2.5:3b", SupportVerdict(relevant=True, agrees_with_blind=True,
-                                                            unsupported_claims=[], reason="ok").model_dump_json())
+    ollama_server.enqueue_chat("gemma3:4b", draft_citing_first_sentence)
+    ollama_server.enqueue_chat("qwen2.5:3b", blind_citing_first_sentence)
+    ollama_server.enqueue_chat("qwen2.5:3b", PASS.model_dump_json())
     result = pipe.ask("Which way does the acceleration of circular motion point?", pipe.subject_id)
     assert result.status == "answered" and result.citations
     chats = ollama_server.requests("/api/chat")
@@ -48,14 +52,14 @@ def test_answer_over_http_is_verified_and_cited(pipe, ollama_server):
 def test_bad_json_three_times_refuses(pipe, ollama_server):
     for _ in range(3):
         ollama_server.enqueue_chat("gemma3:4b", '{"answer": 12}')
-    ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answerable=True, answer="x", chunk_ids=[]).model_dump_json())
+    ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answer="x", sentences=[1]).model_dump_json())
     result = pipe.ask("Which way does the acceleration of circular motion point?", pipe.subject_id)
     assert result.text == NOT_ENOUGH_EVIDENCE and result.reasons == ["schema_invalid"] * 3
 
 
 def test_missing_model_is_a_clear_error_and_is_traced(pipe, ollama_server):
     ollama_server.models.discard("gemma3:4b")
-    ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answerable=True, answer="x", chunk_ids=[]).model_dump_json())
+    ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answer="x", sentences=[1]).model_dump_json())
     ollama_server.models.discard("gemma3:4b")
     with pytest.raises(ModelUnavailable, match="ollama pull gemma3:4b"):
         pipe.ask("Which way does the acceleration of circular motion point?", pipe.subject_id)

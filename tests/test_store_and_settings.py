@@ -14,8 +14,24 @@ def test_migrations_are_idempotent_across_restarts(tmp_path):
     first.execute("INSERT INTO subjects (id, name) VALUES (1, 'kept')")
     first.close()
     again = Store(path)
-    assert again.query("SELECT version FROM schema_version") == [(len(MIGRATIONS),)]
+    assert again.query("SELECT version FROM schema_version ORDER BY version") == [
+        (n,) for n in range(1, len(MIGRATIONS) + 1)]
     assert again.query("SELECT name FROM subjects") == [("kept",)]
+
+
+def test_a_version_1_library_upgrades_and_keeps_its_chunks(tmp_path):
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("CREATE TABLE schema_version (version INTEGER)")
+    conn.execute(MIGRATIONS[0])
+    conn.execute("INSERT INTO schema_version VALUES (1)")
+    conn.execute("INSERT INTO chunks VALUES ('d-p1-c0', 'd', 1, 0, 'Old text.', 0, 9, '[[1, 2, 3, 4]]')")
+    conn.close()
+    store = Store(path)
+    assert store.query("SELECT text, bboxes, word_boxes FROM chunks") == [
+        ("Old text.", "[[1, 2, 3, 4]]", None)]
 
 
 def test_failed_transaction_leaves_nothing(tmp_path):
@@ -44,6 +60,7 @@ def cli_env(monkeypatch, tmp_path, ollama_server, capsys):
     ollama_server.models |= {"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}
     monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("CITETUTOR_OLLAMA_HOST", ollama_server.url)
+    monkeypatch.setenv("CITETUTOR_RUNTIME", "ollama")
     fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
     code = cli.main(["ingest", "--subject", "Mechanics", str(fixture)])
     return code, capsys.readouterr().out
@@ -59,23 +76,30 @@ def test_cli_ingest_and_health_over_http(cli_env, tmp_path, capsys):
     assert "No file at" in capsys.readouterr().err
 
 
-def test_cli_eval_scores_answers_and_refusals(cli_env, tmp_path, ollama_server, capsys):
+def test_cli_eval_prints_the_table_on_a_fresh_library(cli_env, tmp_path, ollama_server, capsys):
     import json
-    import re
 
-    from citetutor.schemas import BlindSolve, Claim, Draft, SupportVerdict
+    from tests.helpers import PASS, as_json, blind_citing, quoting_draft
     assert cli_env[0] == 0
-
-    def draft(body):
-        ids = re.findall(r"^\[([^\]]+)\] \(page 2\)", body["messages"][-1]["content"], re.MULTILINE)
-        return Draft(answer="4.0 m/s^2", claims=[Claim(text="a 3.0 kg cart pushed with a net force of 12 N",
-                                                      chunk_ids=ids[:1])]).model_dump_json()
-    ollama_server.enqueue_chat("gemma3:4b", draft)
-    ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answerable=True, answer="4.0", chunk_ids=[]).model_dump_json())
-    ollama_server.enqueue_chat("qwen2.5:3b", SupportVerdict(relevant=True, agrees_with_blind=True,
-                                                            unsupported_claims=[], reason="ok").model_dump_json())
-    cases = tmp_path / "cases.json"
-    cases.write_text(json.dumps([{"question": "What net force pushes the 3.0 kg cart?", "pages": [2]},
-                                 {"question": "qqzx blorft", "refuse": True}]))
-    assert cli.main(["eval", "--subject", "Mechanics", str(cases)]) == 0
-    assert capsys.readouterr().out.startswith("2/2 correct")
+    ollama_server.enqueue_chat("gemma3:4b", as_json(quoting_draft("12 N")))
+    ollama_server.enqueue_chat("qwen2.5:3b", as_json(blind_citing("12 N")))
+    ollama_server.enqueue_chat("qwen2.5:3b", PASS.model_dump_json())
+    fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
+    (tmp_path / "pdfs").mkdir()
+    (tmp_path / "pdfs" / "notes.pdf").write_bytes(fixture.read_bytes())
+    qset = tmp_path / "sets" / "fixture.json"
+    qset.parent.mkdir()
+    qset.write_text(json.dumps({"pdf": "../pdfs/notes.pdf", "subject": "Mechanics", "cases": [
+        {"question": "What net force pushes the 3.0 kg cart?", "pages": [2]},
+        {"question": "qqzx blorft", "refuse": "unrelated"}]}))
+    assert cli.main(["eval", str(qset)]) == 0
+    out = capsys.readouterr().out
+    assert "| fixture | 1/1 | 0 | 0 | 1/1 | 0/0 |" in out, out
+    assert "correct" in out and "refused" in out
+    # The learner's own library is untouched: the eval ran in a scratch folder of the data dir.
+    assert (tmp_path / "eval" / "citetutor.duckdb").exists()
+    pipe = cli.Pipeline(cli.Settings())
+    assert [s["name"] for s in pipe.subjects()] == ["Mechanics"]
+    assert pipe.recent_requests() and all(r["kind"] == "ingest" for r in pipe.recent_requests())
+    assert cli.main(["eval", str(qset), "--pdf", str(tmp_path / "missing.pdf")]) == 1
+    assert "No PDF at" in capsys.readouterr().err

@@ -35,7 +35,7 @@ def test_spans_persist_in_order_with_durations(store):
         with trace.span("drafting", model="gemma3:4b", attempt=1) as span:
             span.record(prompt_tokens=120, completion_tokens=40, outcome="rejected",
                         reason="unsupported_claim")
-        trace.finish("refused", reason="drafter_refused", attempts=2)
+        trace.finish("refused", reason="off_question", attempts=2)
 
     rows = request_spans(store, trace.id)
     assert [r["name"] for r in rows] == ["retrieval", "drafting"]
@@ -52,7 +52,7 @@ def test_spans_persist_in_order_with_durations(store):
     [req] = recent_requests(store)
     assert req["id"] == trace.id and len(trace.id) == 32
     assert (req["kind"], req["outcome"], req["reason"], req["attempts"], req["subject_id"]) == (
-        "explain", "refused", "drafter_refused", 2, 7)
+        "explain", "refused", "off_question", 2, 7)
     assert req["duration_ms"] >= rows[0]["duration_ms"]
 
 

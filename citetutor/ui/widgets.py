@@ -13,7 +13,7 @@ from citetutor.tutor import Citation
 STAGE_LABELS = {
     "retrieve": "Retrieval", "draft": "Drafting", "blind_solve": "Blind solve",
     "support_check": "Support check", "rejection": "Rejected draft", "quiz_draft": "Drafting questions",
-    "agreement": "Answer agreement", "ocr": "OCR", "ingest": "Ingest", "cache": "Cache lookup",
+    "agreement": "Answer agreement", "evidence": "Evidence sentences", "ocr": "OCR", "ingest": "Ingest", "cache": "Cache lookup",
 }
 
 
