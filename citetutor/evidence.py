@@ -16,7 +16,8 @@ _BOUNDARY = re.compile(
     r"|\n\s*\n"
     r"|\n(?=\s*(?:[•\-–*▪]\s|\d{1,2}[.)]\s|[QA]:))"
 )
-MIN_SENTENCE_CHARS = 25
+_ANAPHOR = re.compile(r"(This|These|That|Those|It|Its|Such|Thus|Hence|Therefore|So|Then)\b")
+MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 320
 
 
@@ -47,11 +48,22 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
     merged: list[tuple[int, int]] = []
     for start, end in pieces:
-        if merged and len(text[merged[-1][0]:merged[-1][1]].strip()) < MIN_SENTENCE_CHARS:
+        previous = text[merged[-1][0]:merged[-1][1]].strip() if merged else ""
+        if merged and (len(previous) < MIN_SENTENCE_CHARS
+                       or _belongs_to(previous, text[start:end], end - merged[-1][0])):
             merged[-1] = (merged[-1][0], end)
         else:
             merged.append((start, end))
     return [span for a, b in merged for span in _cut_long(text, a, b)]
+
+
+def _belongs_to(previous: str, piece: str, joined_length: int) -> bool:
+    """Whether `piece` joins the sentence before it, so a cited sentence states its fact alone:
+    it points back ("This motion is known as ..."), or answers a question or heading that
+    ends in "?" (slides: "When is an array used? 1) Storing ...")."""
+    if joined_length > MAX_SENTENCE_CHARS:
+        return False
+    return bool(_ANAPHOR.match(piece.lstrip())) or previous.endswith("?")
 
 
 def _cut_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -59,7 +71,9 @@ def _cut_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
     spans = []
     while end - start > MAX_SENTENCE_CHARS:
         window = text[start:start + MAX_SENTENCE_CHARS]
-        cut = max(window.rfind("\n", MAX_SENTENCE_CHARS // 2), window.rfind(" ", MAX_SENTENCE_CHARS // 2))
+        cut = window.rfind("\n", MAX_SENTENCE_CHARS // 2)
+        if cut < 0:
+            cut = window.rfind(" ", MAX_SENTENCE_CHARS // 2)
         cut = start + (cut + 1 if cut > 0 else MAX_SENTENCE_CHARS)
         spans.append(_trim(text, start, cut))
         start = cut
@@ -103,9 +117,28 @@ def number_evidence(hits: list[Hit], question: str, embedder: Embedder,
     return [Sentence(n, *candidates[i], float(cosine[i])) for n, i in enumerate(best, start=1)]
 
 
+# Small numbers written as words, so "a capacity of two" states the 2 a claim gives.
+NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+                "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twice": "2",
+                "double": "2", "twenty": "20", "hundred": "100", "thousand": "1000"}
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """A crude stem: number words as digits, a plural or -ing/-ed ending off, then 5 letters."""
+    word = NUMBER_WORDS.get(word, word)
+    if not word.isalpha():
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)]
+            break
+    return word[:5]
+
+
 def stems(text: str) -> list[str]:
-    """Content-word stems: tokens without stopwords, cut to 5 letters so forms of a word meet."""
-    return [w[:5] if w.isalpha() else w for w in tokenize(text) if len(w) > 2 or w.isdigit()]
+    """Content-word stems: tokens without stopwords, so forms of a word meet."""
+    return [stem(w) for w in tokenize(text) if len(w) > 2 or w.isdigit()]
 
 
 def evidence_block(sentences: list[Sentence]) -> str:

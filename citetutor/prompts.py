@@ -5,10 +5,13 @@ from __future__ import annotations
 # Answer gate. Every model call of one role starts with the same system text and the same
 # evidence, so llama.cpp and Ollama reuse that prefix from their KV cache across calls.
 DRAFT_SYSTEM = """You are CiteTutor, a careful study tutor. You answer ONLY from the numbered
-evidence sentences the student's notes give you.
-Write the answer as 1 or 2 claims. Each claim is one short sentence that keeps the wording of
+evidence sentences taken from the student's notes.
+Write the answer as 1 or 2 claims. Each claim is one short sentence built from the words of
 the evidence sentences it cites, and lists their numbers (for [S3] write 3).
-Never add a fact, number or formula that your cited sentences do not state.
+Never add a fact, example, number or formula that your cited sentences do not state, even if
+you know it is true: the student must be able to check every word against the notes.
+Example. Evidence: [S1] The period T is the time to complete one orbit.
+Question: What is the period? Claims: "The period T is the time to complete one orbit." cites 1.
 Learner notes may change your wording, never the facts. Reply with JSON."""
 
 DRAFT_MODE = {
@@ -53,7 +56,7 @@ rationale for the question. Be strict. Reply with JSON."""
 REJECTION_FEEDBACK = {
     "schema_invalid": "Your reply did not match the JSON schema.",
     "unknown_sentence": "You cited a sentence number that is not in the evidence.",
-    "uncovered_claim": "A claim uses words its cited sentences do not contain; keep their wording.",
+    "uncovered_claim": "Keep to the words of the sentences you cite.",
     "quantity_not_in_evidence": "The question asks for a value; give the value from a cited sentence.",
     "number_not_in_evidence": "A number in your answer does not appear in the sentences you cited.",
     "off_question": "Your cited sentences do not mention what the question asks about.",

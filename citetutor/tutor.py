@@ -11,10 +11,11 @@ from typing import Callable, Literal
 from citetutor import answer_cache, prompts
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
-from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
+from citetutor.evidence import (NUMBER_WORDS, Sentence, evidence_block, number_evidence,
+                                sentence_boxes, stems)
 from citetutor.gate import Gate, Rejected, trace_rejection, traced_call
 from citetutor.retrieval import Retrieval, Scope, search
-from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
+from citetutor.schemas import MAX_CITES, BlindSolve, Claim, Draft, support_verdict_for
 
 Mode = Literal["explain", "hint"]
 StageCallback = Callable[[str, int], None]
@@ -169,7 +170,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     for attempt in range(1, gate.limits.max_attempts + 1):
         try:
             draft = _draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
-            guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
+            draft = guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
             solved = blind.result()
             if not solved.sentences:
                 reasons.append("blind_unanswerable")
@@ -200,38 +201,68 @@ def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
-          mode: Mode) -> None:
-    """Code checks no model can talk its way past: IDs, coverage, numbers, topic."""
+          mode: Mode) -> Draft:
+    """Code checks no model can talk its way past: IDs, coverage, numbers, topic, value.
+
+    Returns the draft with each claim anchored to the sentences that hold its words.
+    """
     known = {s.number for s in sentences}
     unknown = sorted({n for c in draft.claims for n in c.sentences} - known)
     if unknown:
         raise Rejected("unknown_sentence", f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
     by_number = {s.number: s for s in sentences}
+    draft = Draft(claims=[anchor(number, claim, question, sentences, min_overlap)
+                          for number, claim in enumerate(draft.claims, start=1)])
     for number, claim in enumerate(draft.claims, start=1):
-        _guard_coverage(number, claim, sentences, min_overlap)
         _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
     cited_all = " ".join(by_number[n].text for c in draft.claims for n in c.sentences)
     _guard_topic(question, cited_all)
     if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
         if not _numbers(draft.answer) & _numbers(cited_all):
             raise Rejected("quantity_not_in_evidence")
+    return draft
 
 
-def _guard_coverage(number: int, claim: Claim, sentences: list[Sentence], min_overlap: float) -> None:
-    """Most of a claim's content words must stand in the sentences it cites.
+def anchor(number: int, claim: Claim, question: str, sentences: list[Sentence],
+           min_overlap: float) -> Claim:
+    """The claim, citing sentences that hold what it adds to the question; else a rejection.
 
-    The retry message names the sentences that do hold the claim's words: small models
-    pick a number again far better than they re-read the whole evidence.
+    Restating the question is free; every new content word has to come from the cited
+    sentences (most of them, by `min_overlap`), and a claim that only restates the question
+    must itself be in them. Small models write a grounded claim far more reliably than they
+    pick its sentence numbers, so when the cited sentences miss but at most MAX_CITES other
+    evidence sentences hold the claim's words, code cites those instead: attribution by code,
+    under the same coverage rule. The rejection names the words that came from nowhere.
     """
     words = set(stems(claim.text)) - CLAIM_FRAME
-    cited = set(stems(" ".join(s.text for s in sentences if s.number in claim.sentences)))
-    if not words or len(words & cited) / len(words) >= min_overlap:
-        return
-    best = max(sentences, key=lambda s: len(words & set(stems(s.text))))
-    hint = (f' {best.label} says: "{best.text[:200]}"'
-            if best.number not in claim.sentences and words & set(stems(best.text)) else "")
+    new = (words - set(stems(question))) or words
+    if _covers(new, claim.sentences, sentences, min_overlap):
+        return claim
+    ranked = sorted(sentences, key=lambda s: (-len(new & set(stems(s.text))), s.number))
+    for size in range(1, MAX_CITES + 1):
+        chosen = sorted(s.number for s in ranked[:size])
+        if _covers(new, chosen, sentences, min_overlap):
+            return Claim(text=claim.text, sentences=chosen)
+    cited = _stems_of(claim.sentences, sentences)
+    unfounded = [w for w in _words(claim.text) if stems(w) and stems(w)[0] in new - cited]
     cites = ", ".join(f"S{n}" for n in claim.sentences)
-    raise Rejected("uncovered_claim", f"Claim {number} is not in the words of {cites}.{hint}")
+    raise Rejected("uncovered_claim", f"Claim {number} says {', '.join(unfounded[:6])}, "
+                                      f"which no evidence sentence ({cites} included) says.")
+
+
+def _stems_of(numbers: list[int], sentences: list[Sentence]) -> set[str]:
+    """Stems of the numbered sentences."""
+    return set(stems(" ".join(s.text for s in sentences if s.number in numbers)))
+
+
+def _covers(new: set[str], numbers: list[int], sentences: list[Sentence], min_overlap: float) -> bool:
+    """Whether the numbered sentences hold at least `min_overlap` of the words in `new`."""
+    return not new or len(new & _stems_of(numbers, sentences)) / len(new) >= min_overlap
+
+
+def _words(text: str) -> list[str]:
+    """The distinct words of a text in order, as written."""
+    return list(dict.fromkeys(re.findall(r"\w+", text)))
 
 
 def _guard_numbers(number: int, claim: str, cited: str) -> None:
@@ -242,14 +273,14 @@ def _guard_numbers(number: int, claim: str, cited: str) -> None:
 
 
 def _numbers(text: str) -> set[str]:
-    """The numbers a text states, lower-cased."""
-    return {n.lower() for n in NUMBER.findall(text)}
+    """The numbers a text states, number words as digits ("two" and "2" are one number)."""
+    return {NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)}
 
 
 def _guard_topic(question: str, cited: str) -> None:
-    """The cited sentences must mention at least a third of what the question is about."""
+    """The cited sentences must mention at least half of what the question is about."""
     topic = set(stems(question)) - QUESTION_FRAME
-    if topic and 3 * len(topic & set(stems(cited))) < len(topic):
+    if topic and 2 * len(topic & set(stems(cited))) < len(topic):
         raise Rejected("off_question")
 
 

@@ -1,0 +1,102 @@
+"""Numbered evidence sentences: splitting, ranking, and the spans and boxes code resolves."""
+
+import json
+
+from citetutor.evidence import (MAX_SENTENCE_CHARS, Sentence, evidence_block, number_evidence,
+                                sentence_boxes, sentence_spans)
+from citetutor.retrieval import Hit
+from tests.fakes import HashEmbedder
+
+
+def pieces(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+def test_sentences_end_at_full_stops_before_a_capital_or_digit():
+    text = ("Velocity is always tangent to the moving circle. The acceleration points inward, to the "
+            "centre.\n9.8 m/s^2 is the value of g near the ground.")
+    assert pieces(text) == ["Velocity is always tangent to the moving circle.",
+                            "The acceleration points inward, to the centre.",
+                            "9.8 m/s^2 is the value of g near the ground."]
+
+
+def test_short_fragments_join_the_sentence_before():
+    assert pieces("Dynamic Array\nThe dynamic array can grow and shrink in size. Then more follows.") == [
+        "Dynamic Array\nThe dynamic array can grow and shrink in size. Then more follows."]
+
+
+def test_abbreviations_and_decimals_do_not_split():
+    assert pieces("The value is 3.14 rad when e.g. the wheel turns once more.") == [
+        "The value is 3.14 rad when e.g. the wheel turns once more."]
+
+
+def test_slide_bullets_and_q_and_a_lines_start_sentences():
+    text = ("Outline of the lecture on arrays and lists\n1) Storing and accessing sequential data\n"
+            "2) Temporarily storing objects in a buffer\nQ: What is meant by being indexable?\n"
+            "A: Each slot can be referenced with a number.")
+    assert pieces(text) == ["Outline of the lecture on arrays and lists",
+                            "1) Storing and accessing sequential data",
+                            "2) Temporarily storing objects in a buffer",
+                            "Q: What is meant by being indexable?\nA: Each slot can be referenced with a number."]
+
+
+def test_a_sentence_that_points_back_keeps_its_predecessor():
+    text = ("The speed of the object remains constant. This motion is known as uniform circular "
+            "motion. A new idea starts with this sentence.")
+    assert pieces(text)[0] == ("The speed of the object remains constant. This motion is known as "
+                               "uniform circular motion.")
+
+
+def test_a_question_heading_keeps_the_answer_after_it():
+    text = "When and where is a static Array used?\n1) Storing and accessing sequential data"
+    assert pieces(text) == [text]
+
+
+def test_long_runs_are_cut_at_line_breaks_and_every_span_is_exact():
+    text = "\n".join(f"A = {i} and B = {i + 1} hold in row {i} of the table" for i in range(40))
+    spans = sentence_spans(text)
+    assert all(b - a <= MAX_SENTENCE_CHARS for a, b in spans)
+    assert all(text[a:b] == text[a:b].strip() and text[a:b] for a, b in spans)
+    assert all(text[a:b].endswith("table") for a, b in spans), "cut at line breaks"
+    assert "".join(text[a:b] for a, b in spans).replace("\n", "") == text.replace("\n", "")
+
+
+def _hit(chunk_id: str, text: str, word_boxes=None) -> Hit:
+    return Hit(chunk_id, "doc", "Notes", 3, text, json.dumps([[0, 0, 500, 700]]),
+               json.dumps(word_boxes) if word_boxes is not None else None)
+
+
+def test_number_evidence_drops_overlap_repeats_and_puts_the_closest_first():
+    period = "The period is the time the object takes for one whole orbit."
+    a = _hit("doc-p3-c0", f"Centripetal acceleration points inward, toward the centre. {period}")
+    b = _hit("doc-p3-c1", f"{period} Frequency is one over the period, measured in hertz.")
+    sentences = number_evidence([a, b], "What is the period of an orbit?", HashEmbedder(), 12)
+    texts = [s.text for s in sentences]
+    assert len(texts) == len(set(texts)) == 3
+    assert texts[0] == period
+    assert [s.number for s in sentences] == [1, 2, 3]
+    assert sentences[0].cosine >= sentences[-1].cosine
+    assert number_evidence([a, b], "period", HashEmbedder(), 2)[1].number == 2
+
+
+def test_evidence_block_numbers_sentences_without_pages():
+    hit = _hit("doc-p3-c0", "Velocity is tangent.\nIt never points inward at all.")
+    block = evidence_block([Sentence(1, hit, 0, len(hit.text))])
+    assert block == "[S1] Velocity is tangent. It never points inward at all."
+
+
+def test_sentence_boxes_come_from_its_own_words_only():
+    text = "First line here. Second sentence sits on the next line."
+    words = [[0, 5, 10, 100, 40, 110], [6, 10, 45, 100, 80, 110], [11, 16, 85, 100, 120, 110],
+             [17, 23, 10, 120, 60, 130], [24, 32, 65, 120, 120, 130], [33, 37, 125, 120, 150, 130],
+             [38, 40, 10, 140, 30, 150], [41, 44, 35, 140, 60, 150], [45, 49, 65, 140, 90, 150],
+             [50, 55, 95, 140, 130, 150]]
+    hit = _hit("doc-p3-c0", text, words)
+    second = Sentence(2, hit, 17, len(text))
+    assert sentence_boxes(second) == [[10, 120, 150, 130], [10, 140, 130, 150]]
+    assert sentence_boxes(Sentence(1, hit, 0, 16)) == [[10, 100, 120, 110]]
+
+
+def test_chunks_stored_before_word_boxes_fall_back_to_chunk_lines():
+    hit = _hit("doc-p3-c0", "Old library sentence.")
+    assert sentence_boxes(Sentence(1, hit, 0, len(hit.text))) == [[0, 0, 500, 700]]
