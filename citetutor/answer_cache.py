@@ -31,4 +31,4 @@ def keep(store: Store, key: str, answer) -> None:
     """Cache a verified answer (a TutorAnswer dataclass) without its per-request trace."""
     fields = {k: v for k, v in asdict(answer).items() if k not in ("request_id", "spans")}
     store.execute("INSERT OR REPLACE INTO answer_cache (key, answer_json) VALUES (?, ?)",
-                  [key, json.dumps(fields)])
+                  [key, json.dumps(fields)], library=False)

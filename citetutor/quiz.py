@@ -185,5 +185,6 @@ def _store_item(gate: Gate, request_id: str, doc_id: str, item: QuizCandidate,
     """Keep an accepted item so the learner can come back to it."""
     stored = QuizItem(uuid.uuid4().hex[:12], item, sorted({h.page_no for h in cited}))
     gate.store.execute("INSERT INTO quiz_items (id, request_id, doc_id, item_json) VALUES (?, ?, ?, ?)",
-                       [stored.id, request_id, doc_id, json.dumps({**item.model_dump(), "pages": stored.pages})])
+                       [stored.id, request_id, doc_id, json.dumps({**item.model_dump(), "pages": stored.pages})],
+                       library=False)
     return stored

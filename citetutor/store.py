@@ -66,7 +66,8 @@ class Store:
         self._conn = duckdb.connect(str(path))
         # DuckDB allows one writer; serialise writes across Streamlit threads.
         self._write_lock = threading.RLock()
-        # Bumped on every commit so readers can tell whether what they cached is current.
+        # Bumped on every commit that changes the library, so readers can tell whether the
+        # candidates they cached are current; trace and answer-cache writes leave it alone.
         self.generation = 0
         self.migrate()
 
@@ -82,8 +83,12 @@ class Store:
         return len(MIGRATIONS)
 
     @contextmanager
-    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """One atomic write: everything inside commits together or not at all."""
+    def transaction(self, library: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One atomic write: everything inside commits together or not at all.
+
+        `library=False` marks a write that leaves subjects, documents, pages, chunks and
+        vectors alone (traces, cached answers, quiz items): it keeps retrieval caches warm.
+        """
         with self._write_lock:
             cur = self._conn.cursor()
             cur.execute("BEGIN TRANSACTION")
@@ -94,7 +99,8 @@ class Store:
                 raise
             else:
                 cur.execute("COMMIT")
-                self.generation += 1
+                if library:
+                    self.generation += 1
             finally:
                 cur.close()
 
@@ -116,9 +122,9 @@ class Store:
         finally:
             cur.close()
 
-    def execute(self, sql: str, params: list[Any] | None = None) -> None:
-        """Run one write in its own transaction."""
-        with self.transaction() as cur:
+    def execute(self, sql: str, params: list[Any] | None = None, library: bool = True) -> None:
+        """Run one write in its own transaction (see `transaction` for `library`)."""
+        with self.transaction(library) as cur:
             cur.execute(sql, params or [])
 
     def close(self) -> None:

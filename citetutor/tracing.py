@@ -200,7 +200,7 @@ class Tracer:
         span_rows = [[trace.id, s.seq, s.name, s.started_ms, s.duration_ms, s.model,
                       s.prompt_tokens, s.completion_tokens, s.outcome, s.reason, s.attempt]
                      for s in trace._finished()]
-        with self.store.transaction() as cur:
+        with self.store.transaction(library=False) as cur:
             cur.execute("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?, ?)", request_row)
             if span_rows:
                 cur.executemany(

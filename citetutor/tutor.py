@@ -15,7 +15,7 @@ from citetutor.evidence import (NUMBER_WORDS, Sentence, evidence_block, number_e
                                 sentence_boxes, stems)
 from citetutor.gate import Gate, Rejected, trace_rejection, traced_call
 from citetutor.retrieval import Retrieval, Scope, search
-from citetutor.schemas import MAX_CITES, BlindSolve, Claim, Draft, support_verdict_for
+from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
 
 Mode = Literal["explain", "hint"]
 StageCallback = Callable[[str, int], None]
@@ -135,8 +135,7 @@ def draft_only(gate: Gate, question: str, scope: Scope, mode: Mode = "explain") 
         found = _retrieve(gate, trace, question, scope)
         draft = None
         if found.supported:
-            sentences = number_evidence(found.hits, question, gate.embedder,
-                                gate.limits.evidence_sentences)
+            sentences = _numbered(gate, trace, question, found)
             try:
                 draft = _draft(gate, trace, question, sentences, mode, "", "", 1, _ignore)
             except Rejected:
@@ -170,7 +169,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     for attempt in range(1, gate.limits.max_attempts + 1):
         try:
             draft = _draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
-            draft = guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
+            guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
             solved = blind.result()
             if not solved.sentences:
                 reasons.append("blind_unanswerable")
@@ -201,53 +200,46 @@ def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
-          mode: Mode) -> Draft:
-    """Code checks no model can talk its way past: IDs, coverage, numbers, topic, value.
-
-    Returns the draft with each claim anchored to the sentences that hold its words.
-    """
+          mode: Mode) -> None:
+    """Code checks no model can talk its way past: IDs, coverage, numbers, topic, value."""
     known = {s.number for s in sentences}
     unknown = sorted({n for c in draft.claims for n in c.sentences} - known)
     if unknown:
         raise Rejected("unknown_sentence", f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
     by_number = {s.number: s for s in sentences}
-    draft = Draft(claims=[anchor(number, claim, question, sentences, min_overlap)
-                          for number, claim in enumerate(draft.claims, start=1)])
     for number, claim in enumerate(draft.claims, start=1):
+        _guard_coverage(number, claim, question, sentences, min_overlap)
         _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
     cited_all = " ".join(by_number[n].text for c in draft.claims for n in c.sentences)
     _guard_topic(question, cited_all)
     if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
         if not _numbers(draft.answer) & _numbers(cited_all):
             raise Rejected("quantity_not_in_evidence")
-    return draft
 
 
-def anchor(number: int, claim: Claim, question: str, sentences: list[Sentence],
-           min_overlap: float) -> Claim:
-    """The claim, citing sentences that hold what it adds to the question; else a rejection.
+def _guard_coverage(number: int, claim: Claim, question: str, sentences: list[Sentence],
+                    min_overlap: float) -> None:
+    """A claim's cited sentences must hold what it adds to the question.
 
     Restating the question is free; every new content word has to come from the cited
     sentences (most of them, by `min_overlap`), and a claim that only restates the question
-    must itself be in them. Small models write a grounded claim far more reliably than they
-    pick its sentence numbers, so when the cited sentences miss but at most MAX_CITES other
-    evidence sentences hold the claim's words, code cites those instead: attribution by code,
-    under the same coverage rule. The rejection names the words that came from nowhere.
+    must itself be in them. The rejection names the words that came from nowhere and the
+    sentence that holds most of them: small models fix a named word, or pick a number again,
+    far better than they re-read the whole evidence. Code never re-cites a claim itself: a
+    claim written from the model's own knowledge often shares words with some sentence.
     """
     words = set(stems(claim.text)) - CLAIM_FRAME
     new = (words - set(stems(question))) or words
     if _covers(new, claim.sentences, sentences, min_overlap):
-        return claim
-    ranked = sorted(sentences, key=lambda s: (-len(new & set(stems(s.text))), s.number))
-    for size in range(1, MAX_CITES + 1):
-        chosen = sorted(s.number for s in ranked[:size])
-        if _covers(new, chosen, sentences, min_overlap):
-            return Claim(text=claim.text, sentences=chosen)
+        return
     cited = _stems_of(claim.sentences, sentences)
     unfounded = [w for w in _words(claim.text) if stems(w) and stems(w)[0] in new - cited]
+    best = max(sentences, key=lambda s: (len(new & set(stems(s.text))), -s.number))
+    hint = (f' {best.label} says: "{best.text[:200]}"'
+            if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
     cites = ", ".join(f"S{n}" for n in claim.sentences)
-    raise Rejected("uncovered_claim", f"Claim {number} says {', '.join(unfounded[:6])}, "
-                                      f"which no evidence sentence ({cites} included) says.")
+    raise Rejected("uncovered_claim",
+                   f"Claim {number} says {', '.join(unfounded[:6])}, which {cites} do not say.{hint}")
 
 
 def _stems_of(numbers: list[int], sentences: list[Sentence]) -> set[str]:

@@ -15,7 +15,8 @@ FIXTURE = Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pd
 
 
 def test_real_models_answer_with_a_citation_or_refuse(tmp_path):
-    pipe = Pipeline(Settings(data_dir=tmp_path, ollama_host=os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434")))
+    pipe = Pipeline(Settings(data_dir=tmp_path, runtime="ollama",
+                             ollama_host=os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434")))
     subject = pipe.create_subject("Mechanics")
     pipe.upload(FIXTURE.read_bytes(), FIXTURE.name, subject)
     result = pipe.ask("What is the acceleration of the 3.0 kg cart pushed with 12 N?", subject)

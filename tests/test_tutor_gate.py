@@ -91,19 +91,18 @@ def test_unknown_sentence_is_rejected_and_retried_with_reason(pipe):
     assert len(pipe.models.verifier.history) == 2, "the rejected draft never reached the support check"
 
 
-def test_claim_citing_the_wrong_sentence_is_anchored_by_code_to_the_one_holding_its_words(pipe):
+def test_claim_citing_the_wrong_sentence_is_rejected_naming_the_sentence_with_its_words(pipe):
     def wrong_sentence(messages):
         _, text = sentence_with(messages, "inward")
         other = next(n for n, t in evidence_sentences(messages) if "inward" not in t.lower())
         return Draft(claims=[Claim(text=text[:240], sentences=[other])])
-    pipe.models.drafter.enqueue(wrong_sentence)
+    pipe.models.drafter.enqueue(wrong_sentence, quoting_draft())
     pipe.models.verifier.enqueue(blind_citing(), PASS)
     result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "answered" and result.attempts == 1 and result.reasons == []
+    assert result.status == "answered" and result.reasons == ["uncovered_claim"]
     inward, text = sentence_with(pipe.models.drafter.history[0], "inward")
-    assert result.claims[0][1] == [f"S{inward}"] and result.citations[0].text == text
-    support_prompt = pipe.models.verifier.history[1][-1]["content"]
-    assert f"cites: [S{inward}]" in support_prompt, "the verifier reads the claim beside its real source"
+    assert f'S{inward} says: "{text[:200]}"' in pipe.models.drafter.history[1][-1]["content"]
+    assert result.claims[0][1] == [f"S{inward}"], "the drafter's own corrected citation"
 
 
 def test_answer_with_words_from_nowhere_is_rejected_by_code(pipe):
