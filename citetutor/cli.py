@@ -41,7 +41,7 @@ def cmd_quiz(pipe: Pipeline, args) -> None:
     """Make practice questions from a document's page range."""
     result = pipe.quiz(args.doc_id, args.first, args.last, args.count)
     for item in result.items:
-        print(f"- {item.candidate.stem} -> {item.candidate.answer_text} (p. {item.pages})")
+        print(f"- {item.candidate.stem} -> {item.key} (p. {item.pages})")
     print(f"{len(result.items)} kept, {result.rejected_count} rejected: {result.rejected}")
 
 

@@ -90,6 +90,19 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _unique_sentences(hits: list[Hit]) -> list[tuple[Hit, int, int]]:
+    """(chunk, start, end) of every sentence of the chunks, without overlap repeats."""
+    seen: set[str] = set()
+    found: list[tuple[Hit, int, int]] = []
+    for hit in hits:
+        for start, end in sentence_spans(hit.text):
+            key = " ".join(hit.text[start:end].lower().split())
+            if key not in seen:  # neighbouring chunks overlap
+                seen.add(key)
+                found.append((hit, start, end))
+    return found
+
+
 def number_evidence(hits: list[Hit], question: str, embedder: Embedder,
                     max_sentences: int) -> list[Sentence]:
     """Number the retrieved chunks' most relevant sentences, best first, without repeats.
@@ -97,14 +110,7 @@ def number_evidence(hits: list[Hit], question: str, embedder: Embedder,
     Small models read a short prompt faster and cite from its top more reliably, so the
     sentences closest in meaning to the question come first and get the lowest numbers.
     """
-    seen: set[str] = set()
-    candidates: list[tuple[Hit, int, int]] = []
-    for hit in hits:
-        for start, end in sentence_spans(hit.text):
-            key = " ".join(hit.text[start:end].lower().split())
-            if key not in seen:  # neighbouring chunks overlap
-                seen.add(key)
-                candidates.append((hit, start, end))
+    candidates = _unique_sentences(hits)
     if not candidates:
         return []
     texts = [" ".join(h.text[a:b].split()) for h, a, b in candidates]
@@ -115,6 +121,14 @@ def number_evidence(hits: list[Hit], question: str, embedder: Embedder,
     score = [float(c) + 0.02 * len(wanted & set(stems(t))) for c, t in zip(cosine, texts)]
     best = sorted(range(len(candidates)), key=lambda i: (-score[i], i))[:max_sentences]
     return [Sentence(n, *candidates[i], float(cosine[i])) for n, i in enumerate(best, start=1)]
+
+
+def number_in_order(hits: list[Hit], max_sentences: int) -> list[Sentence]:
+    """Number the chunks' sentences in reading order, spread evenly when there are too many."""
+    candidates = _unique_sentences(hits)
+    if len(candidates) > max_sentences:
+        candidates = [candidates[i * len(candidates) // max_sentences] for i in range(max_sentences)]
+    return [Sentence(n, *c) for n, c in enumerate(candidates, start=1)]
 
 
 # Small numbers written as words, so "a capacity of two" states the 2 a claim gives.

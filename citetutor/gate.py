@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from citetutor import prompts
 from citetutor.config import Limits
 from citetutor.errors import ModelOutputError
 from citetutor.models.base import ChatModel, Embedder, ask_structured
+from citetutor.evidence import Sentence, evidence_block, stems
 from citetutor.retrieval import CandidateCache
 from citetutor.store import Store
+
+# Words that frame a claim ("you can use the formula ...") without stating a fact.
+CLAIM_FRAME = frozenset(stems(
+    "can use using used find found formula equation given called known defined means also "
+    "which where there this these that then thus therefore"))
 
 
 @dataclass
@@ -49,3 +57,53 @@ def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schem
             raise Rejected("schema_invalid") from exc
         span.record(reply.prompt_tokens, reply.completion_tokens, outcome="ok")
     return parsed
+
+
+def check_known(numbers: list[int], sentences: list[Sentence]) -> None:
+    """Every cited number must be one the model was given."""
+    unknown = sorted(set(numbers) - {s.number for s in sentences})
+    if unknown:
+        raise Rejected("unknown_sentence", f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
+
+
+def new_words(text: str, question: str) -> set[str]:
+    """What a text adds to the question (content-word stems); all of it if it only restates it."""
+    words = set(stems(text)) - CLAIM_FRAME
+    return (words - set(stems(question))) or words
+
+
+def stems_of(numbers: list[int], sentences: list[Sentence]) -> set[str]:
+    """Stems of the numbered sentences."""
+    return set(stems(" ".join(s.text for s in sentences if s.number in numbers)))
+
+
+def covers(new: set[str], numbers: list[int], sentences: list[Sentence], min_overlap: float) -> bool:
+    """Whether the numbered sentences hold at least `min_overlap` of the words in `new`."""
+    return not new or len(new & stems_of(numbers, sentences)) / len(new) >= min_overlap
+
+
+def unfounded(text: str, new: set[str], cited: set[str]) -> list[str]:
+    """The words of `text`, as written, whose stems are new and not in the cited sentences."""
+    words = dict.fromkeys(re.findall(r"\w+", text))
+    return [w for w in words if stems(w) and stems(w)[0] in new - cited]
+
+
+def verify_messages(sentences: list[Sentence], task: str) -> list[dict]:
+    """Verifier messages: the same system text and evidence first, so the KV prefix is reused."""
+    user = prompts.VERIFY_USER.format(evidence=evidence_block(sentences), task=task)
+    return [{"role": "system", "content": prompts.VERIFY_SYSTEM}, {"role": "user", "content": user}]
+
+
+# Two answers agree when they are this close in meaning (all-MiniLM-L6-v2 cosine) ...
+MIN_SAME_MEANING = 0.6
+
+
+def same_meaning(embedder: Embedder, reference: str, other: str) -> bool:
+    """... or when `other` holds at least half of `reference`'s content words."""
+    reference_words, other_words = set(stems(reference)), set(stems(other))
+    if reference_words and 2 * len(reference_words & other_words) >= len(reference_words):
+        return True
+    if not reference.strip() or not other.strip():
+        return False
+    vectors = embedder.embed([reference, other])
+    return float(vectors[0] @ vectors[1]) >= MIN_SAME_MEANING

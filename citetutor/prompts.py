@@ -38,30 +38,35 @@ Then say whether the claims answer the question that was asked."""
 
 VERIFY_USER = "Evidence:\n{evidence}\n\n{task}"
 
-QUIZ_SYSTEM = """You write practice questions for a student from the source chunks only.
-For each item give: kind ("mcq" or "short"), the stem, for MCQ 4 options and the 0-based
-answer_index, the answer_text, a rationale, the source chunk IDs, and quotes: sentences copied
-WORD FOR WORD from the source chunks that support the answer. Reply with JSON."""
+QUIZ_SYSTEM = """You write practice questions for a student from numbered source sentences.
+For each item give the stem, the kind ("mcq" or "short"), for MCQ four options and the 0-based
+answer_index, the answer_text, and the numbers of the sentences that state the answer (for
+[S3] write 3). Ask only what the sentences state; the answer must use their words.
+Reply with JSON."""
 
-QUIZ_BLIND_SYSTEM = """Answer the practice question using ONLY the evidence chunks.
-For multiple choice give the 0-based choice_index and the answer in words.
-If the evidence does not answer it, set answerable to false. Reply with JSON."""
+QUIZ_USER = "Source sentences:\n{evidence}\n\nWrite {count} items. {kinds}"
+QUIZ_KINDS = {"mcq": "All items multiple choice.", "short": "All items short answer.",
+              "mixed": "Mix multiple choice and short answer."}
 
-AGREEMENT_SYSTEM = """Decide whether two short answers to the same question state the same
-fact (wording may differ). Reply with JSON."""
+QUIZ_BLIND_TASK = """Question: {question}
+Task: answer the question from the evidence alone, in a few words, give the numbers of the
+sentences that state the answer, and for multiple choice the 0-based number of the option."""
 
-KEY_SUPPORT_SYSTEM = """Decide whether the evidence chunks state the given answer key and
-rationale for the question. Be strict. Reply with JSON."""
+KEY_SUPPORT_TASK = """Question: {question}
+Proposed answer: {key}
+Sentences it cites: {cited}
+Task: say what those sentences state about the answer, then whether they state it."""
 
 REJECTION_FEEDBACK = {
     "schema_invalid": "Your reply did not match the JSON schema.",
     "unknown_sentence": "You cited a sentence number that is not in the evidence.",
-    "uncovered_claim": "Keep to the words of the sentences you cite.",
+    "uncovered_claim": "Keep to the words of the sentences you cite; if unsure, copy the one "
+                       "sentence that answers the question word for word.",
     "quantity_not_in_evidence": "The question asks for a value; give the value from a cited sentence.",
     "number_not_in_evidence": "A number in your answer does not appear in the sentences you cited.",
     "off_question": "Your cited sentences do not mention what the question asks about.",
     "irrelevant": "Your answer did not address the question that was asked.",
-    "blind_disagrees": "An independent reading of the evidence used other sentences; look again.",
+    "blind_disagrees": "An independent reading of the evidence found another answer; look again.",
     "unsupported_claim": "A claim is not stated by the sentences it cites.",
 }
 

@@ -3,37 +3,44 @@
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Callable
 
 from citetutor import prompts
 from citetutor.errors import InputError
+from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order
+from citetutor.gate import (Gate, Rejected, check_known, covers, new_words, same_meaning,
+                            trace_rejection, traced_call, verify_messages)
 from citetutor.retrieval import Hit, Scope, search
-from citetutor.schemas import (AgreementVerdict, KeySupportVerdict, QuizBatch, QuizBlindAnswer,
-                               QuizCandidate)
-from citetutor.gate import Gate, Rejected, trace_rejection, traced_call
+from citetutor.schemas import KeySupportVerdict, QuizBatch, QuizBlindAnswer, QuizCandidate
 
 MAX_SOURCE_CHUNKS = 8
+MAX_SOURCE_SENTENCES = 24
 REASON_TEXT = {
     "schema_invalid": "malformed question",
-    "unknown_chunk_id": "cited a passage that was not given",
-    "quote_not_literal": "supporting quote not found word for word in the pages",
+    "unknown_sentence": "cited a sentence that was not given",
+    "uncovered_claim": "its answer is not in the words of the sentences it cites",
     "blind_unanswerable": "could not be answered from the pages without the key",
     "key_mismatch": "an independent solver chose a different option",
     "answer_mismatch": "an independent solver gave a different answer",
-    "key_unsupported": "the pages do not support the key and rationale",
+    "key_unsupported": "the cited sentences do not state the key",
 }
 
 
 @dataclass
 class QuizItem:
-    """An accepted question with its pages."""
+    """An accepted question with the sentences (and pages) that state its answer."""
 
     id: str
     candidate: QuizCandidate
     pages: list[int]
+    quotes: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """The correct answer as the learner sees it."""
+        return key_of(self.candidate)
 
 
 @dataclass
@@ -60,7 +67,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     """Draft `count` candidates from the page range and keep those that pass every check."""
     if scope.pages is None or scope.pages[0] > scope.pages[1]:
         raise InputError("Choose a page range whose first page is not after its last page.")
-    sources = _source_chunks(gate, doc_id, scope)
+    sources = number_in_order(_source_chunks(gate, doc_id, scope), MAX_SOURCE_SENTENCES)
     result = QuizResult()
     with gate.tracer.request("quiz", scope.subject_id) as trace:
         on_stage("draft", 0)
@@ -86,12 +93,11 @@ def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     return [Hit(*row) for row in rows[::step][:MAX_SOURCE_CHUNKS]]
 
 
-def _draft_candidates(gate: Gate, trace, sources: list[Hit], count: int, kinds: str):
+def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int, kinds: str):
     """Ask the drafter for candidates; a malformed batch yields none."""
-    kind_rule = {"mcq": "All items MCQ.", "short": "All items short answer."}.get(kinds, "Mix MCQ and short answer.")
-    evidence = prompts.evidence_block([(h.id, h.page_no, h.text) for h in sources])
-    messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM},
-                {"role": "user", "content": f"Source chunks:\n{evidence}\n\nWrite {count} items. {kind_rule}"}]
+    user = prompts.QUIZ_USER.format(evidence=evidence_block(sources), count=count,
+                                    kinds=prompts.QUIZ_KINDS.get(kinds, prompts.QUIZ_KINDS["mixed"]))
+    messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM}, {"role": "user", "content": user}]
     try:
         batch = traced_call(gate.drafter, trace, "quiz_draft", messages, QuizBatch, 0)
     except Rejected:
@@ -99,14 +105,14 @@ def _draft_candidates(gate: Gate, trace, sources: list[Hit], count: int, kinds: 
     return batch.items[:count]
 
 
-def _check_one(gate: Gate, trace, item: QuizCandidate, sources: list[Hit], scope: Scope,
+def _check_one(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence], scope: Scope,
                number: int, doc_id: str, result: QuizResult) -> None:
     """Run one candidate through the gate and file it as accepted or rejected."""
     try:
-        cited = _check_structure(item, sources)
+        cited = _check_structure(item, sources, gate.limits.min_claim_overlap)
         evidence = _re_retrieve(gate, trace, item, scope, number)
         _blind_check(gate, trace, item, evidence, number)
-        _key_support(gate, trace, item, evidence + cited, number)
+        _key_support(gate, trace, item, sources, cited, number)
     except Rejected as rejection:
         trace_rejection(trace, rejection.code, number)
         result.rejected[rejection.code] = result.rejected.get(rejection.code, 0) + 1
@@ -114,27 +120,24 @@ def _check_one(gate: Gate, trace, item: QuizCandidate, sources: list[Hit], scope
     result.items.append(_store_item(gate, trace.id, doc_id, item, cited))
 
 
-def _check_structure(item: QuizCandidate, sources: list[Hit]) -> list[Hit]:
-    """Schema sense, known chunk IDs, and quotes that are literal substrings of the sources."""
+def key_of(item: QuizCandidate) -> str:
+    """The keyed option of an MCQ, else the short answer."""
+    return item.options[item.answer_index] if item.kind == "mcq" else item.answer_text
+
+
+def _check_structure(item: QuizCandidate, sources: list[Sentence], min_overlap: float) -> list[Sentence]:
+    """MCQ sense, known sentence numbers, and a key made of its cited sentences' words."""
     if item.kind == "mcq" and (len(item.options) < 3 or item.answer_index is None
                                or not 0 <= item.answer_index < len(item.options)):
         raise Rejected("schema_invalid")
-    by_id = {h.id: h for h in sources}
-    if not item.source_chunk_ids or any(c not in by_id for c in item.source_chunk_ids):
-        raise Rejected("unknown_chunk_id")
-    cited = [by_id[c] for c in dict.fromkeys(item.source_chunk_ids)]
-    source_text = normalise_space(" ".join(h.text for h in cited))
-    if not item.quotes or any(normalise_space(q) not in source_text for q in item.quotes):
-        raise Rejected("quote_not_literal")
-    return cited
+    check_known(item.sentences, sources)
+    if not covers(new_words(key_of(item), item.stem), item.sentences, sources, min_overlap):
+        raise Rejected("uncovered_claim")
+    return [s for s in sources if s.number in item.sentences]
 
 
-def normalise_space(text: str) -> str:
-    """Collapse whitespace runs so line breaks in the PDF do not break a literal match."""
-    return re.sub(r"\s+", " ", text).strip()
-
-
-def _re_retrieve(gate: Gate, trace, item: QuizCandidate, scope: Scope, number: int) -> list[Hit]:
+def _re_retrieve(gate: Gate, trace, item: QuizCandidate, scope: Scope,
+                 number: int) -> list[Sentence]:
     """Find evidence again from the stem and options alone, as a student's search would."""
     query = " ".join([item.stem, *item.options])
     with trace.span("retrieve", attempt=number) as span:
@@ -143,48 +146,43 @@ def _re_retrieve(gate: Gate, trace, item: QuizCandidate, scope: Scope, number: i
         span.record(outcome="ok" if found.supported else "rejected")
     if not found.supported:
         raise Rejected("blind_unanswerable")
-    return found.hits
+    return number_evidence(found.hits, item.stem, gate.embedder, gate.limits.evidence_sentences)
 
 
-def _blind_check(gate: Gate, trace, item: QuizCandidate, evidence: list[Hit], number: int) -> None:
-    """The verifier answers without key, rationale or quotes; its answer must match the key."""
+def _blind_check(gate: Gate, trace, item: QuizCandidate, evidence: list[Sentence], number: int) -> None:
+    """The verifier answers without the key or its sentences; its answer must match the key."""
     options = "".join(f"\n{i}. {o}" for i, o in enumerate(item.options))
-    user = (f"Evidence:\n{prompts.evidence_block([(h.id, h.page_no, h.text) for h in evidence])}"
-            f"\n\nQuestion: {item.stem}{options}")
-    messages = [{"role": "system", "content": prompts.QUIZ_BLIND_SYSTEM}, {"role": "user", "content": user}]
-    solved = traced_call(gate.verifier, trace, "blind_solve", messages, QuizBlindAnswer, number)
-    if not solved.answerable:
+    task = prompts.QUIZ_BLIND_TASK.format(question=item.stem + options)
+    solved = traced_call(gate.verifier, trace, "blind_solve", verify_messages(evidence, task),
+                         QuizBlindAnswer, number)
+    if not solved.answer_text.strip() and solved.choice_index is None:
         raise Rejected("blind_unanswerable")
     if item.kind == "mcq":
         if solved.choice_index != item.answer_index:
             raise Rejected("key_mismatch")
         return
-    _short_agreement(gate, trace, item, solved.answer_text, number)
-
-
-def _short_agreement(gate: Gate, trace, item: QuizCandidate, blind_answer: str, number: int) -> None:
-    """Short answers agree when the verifier judges them to state the same fact."""
-    user = f"Question: {item.stem}\nAnswer A: {item.answer_text}\nAnswer B: {blind_answer}"
-    messages = [{"role": "system", "content": prompts.AGREEMENT_SYSTEM}, {"role": "user", "content": user}]
-    if not traced_call(gate.verifier, trace, "agreement", messages, AgreementVerdict, number).agrees:
+    if not same_meaning(gate.embedder, item.answer_text, solved.answer_text):
         raise Rejected("answer_mismatch")
 
 
-def _key_support(gate: Gate, trace, item: QuizCandidate, evidence: list[Hit], number: int) -> None:
-    """The evidence must state the key and the rationale."""
-    unique = list({h.id: h for h in evidence}.values())
-    user = (f"Evidence:\n{prompts.evidence_block([(h.id, h.page_no, h.text) for h in unique])}\n\n"
-            f"Question: {item.stem}\nKey: {item.answer_text}\nRationale: {item.rationale}")
-    messages = [{"role": "system", "content": prompts.KEY_SUPPORT_SYSTEM}, {"role": "user", "content": user}]
-    if not traced_call(gate.verifier, trace, "support_check", messages, KeySupportVerdict, number).supported:
+def _key_support(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence],
+                 cited: list[Sentence], number: int) -> None:
+    """The verifier reads the key beside the sentences it cites."""
+    task = prompts.KEY_SUPPORT_TASK.format(question=item.stem, key=key_of(item),
+                                           cited=" ".join(f"[{s.label}] {s.text}" for s in cited))
+    verdict = traced_call(gate.verifier, trace, "support_check", verify_messages(sources, task),
+                          KeySupportVerdict, number)
+    if not verdict.supported:
         raise Rejected("key_unsupported")
 
 
 def _store_item(gate: Gate, request_id: str, doc_id: str, item: QuizCandidate,
-                cited: list[Hit]) -> QuizItem:
+                cited: list[Sentence]) -> QuizItem:
     """Keep an accepted item so the learner can come back to it."""
-    stored = QuizItem(uuid.uuid4().hex[:12], item, sorted({h.page_no for h in cited}))
+    stored = QuizItem(uuid.uuid4().hex[:12], item, sorted({s.hit.page_no for s in cited}),
+                      [s.text for s in cited])
     gate.store.execute("INSERT INTO quiz_items (id, request_id, doc_id, item_json) VALUES (?, ?, ?, ?)",
-                       [stored.id, request_id, doc_id, json.dumps({**item.model_dump(), "pages": stored.pages})],
+                       [stored.id, request_id, doc_id,
+                        json.dumps({**item.model_dump(), "pages": stored.pages, "quotes": stored.quotes})],
                        library=False)
     return stored

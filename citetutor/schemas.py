@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -70,41 +70,35 @@ def support_verdict_for(claims: int) -> type[SupportVerdict]:
 
 
 class QuizCandidate(BaseModel):
-    """One practice question drafted from the source pages."""
+    """One practice question drafted from numbered source sentences."""
 
+    stem: str = Field(min_length=1, max_length=240, description="The question.")
     kind: Literal["mcq", "short"] = Field(description="Multiple choice or short answer.")
-    stem: str = Field(description="The question.")
-    options: list[str] = Field(default_factory=list, description="MCQ options; empty for short.")
+    options: list[Annotated[str, Field(max_length=120)]] = Field(
+        default_factory=list, max_length=4, description="Four MCQ options; empty for short answer.")
     answer_index: int | None = Field(default=None, description="0-based index of the MCQ key.")
-    answer_text: str = Field(description="The correct answer in words.")
-    rationale: str = Field(description="Why the key is right, from the source.")
-    source_chunk_ids: list[str] = Field(description="IDs of the chunks the item comes from.")
-    quotes: list[str] = Field(description="Verbatim sentences from the source that support the key.")
+    answer_text: str = Field(min_length=1, max_length=160, description="The correct answer in words.")
+    sentences: list[int] = Field(min_length=1, max_length=MAX_CITES,
+                                 description="Numbers of the source sentences that state the answer.")
 
 
 class QuizBatch(BaseModel):
     """A set of quiz candidates."""
 
-    items: list[QuizCandidate]
+    items: list[QuizCandidate] = Field(max_length=10)
 
 
 class QuizBlindAnswer(BaseModel):
-    """The verifier's answer to a quiz question without the key, rationale or quotes."""
+    """The verifier's answer to a quiz question without the key or its sentences."""
 
-    answerable: bool = Field(description="Whether the evidence answers the question.")
+    answer_text: str = Field(max_length=160, description="The answer in words, from the evidence.")
     choice_index: int | None = Field(default=None, description="0-based MCQ choice, if MCQ.")
-    answer_text: str = Field(description="The answer in words.")
-
-
-class AgreementVerdict(BaseModel):
-    """Whether two short answers mean the same thing."""
-
-    agrees: bool = Field(description="True when both answers state the same fact.")
-    reason: str = Field(description="One short sentence.")
+    sentences: list[int] = Field(max_length=MAX_CITES,
+                                 description="Numbers of the sentences that state the answer.")
 
 
 class KeySupportVerdict(BaseModel):
-    """Whether the evidence supports a quiz key and its rationale."""
+    """Whether the cited sentences state a quiz key."""
 
-    supported: bool = Field(description="The evidence states the key and the rationale.")
-    reason: str = Field(description="One short sentence.")
+    why: str = Field(max_length=160, description="What the sentences say about the key.")
+    supported: bool = Field(description="True only if the sentences state the key.")

@@ -13,7 +13,8 @@ from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import (NUMBER_WORDS, Sentence, evidence_block, number_evidence,
                                 sentence_boxes, stems)
-from citetutor.gate import Gate, Rejected, trace_rejection, traced_call
+from citetutor.gate import (Gate, Rejected, check_known, covers, new_words, stems_of, trace_rejection,
+                            same_meaning, traced_call, unfounded, verify_messages)
 from citetutor.retrieval import Retrieval, Scope, search
 from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
 
@@ -30,10 +31,6 @@ NUMBER = re.compile(
 QUESTION_FRAME = frozenset(stems(
     "explain describe define definition meaning mean means give hint tell about please why "
     "does happen happens show find called name example examples"))
-# Words that frame a claim ("you can use the formula ...") without stating a fact.
-CLAIM_FRAME = frozenset(stems(
-    "can use using used find found formula equation given called known defined means also "
-    "which where there this these that then thus therefore"))
 
 
 @dataclass(frozen=True)
@@ -174,7 +171,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if not solved.sentences:
                 reasons.append("blind_unanswerable")
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
-            _agrees_with_blind(draft, solved)
+            _agrees_with_blind(gate.embedder, draft, solved)
             _support(gate, trace, question, sentences, draft, attempt, on_stage)
         except Rejected as rejection:
             reasons.append(rejection.code)
@@ -202,10 +199,7 @@ def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
           mode: Mode) -> None:
     """Code checks no model can talk its way past: IDs, coverage, numbers, topic, value."""
-    known = {s.number for s in sentences}
-    unknown = sorted({n for c in draft.claims for n in c.sentences} - known)
-    if unknown:
-        raise Rejected("unknown_sentence", f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
+    check_known([n for c in draft.claims for n in c.sentences], sentences)
     by_number = {s.number: s for s in sentences}
     for number, claim in enumerate(draft.claims, start=1):
         _guard_coverage(number, claim, question, sentences, min_overlap)
@@ -228,33 +222,16 @@ def _guard_coverage(number: int, claim: Claim, question: str, sentences: list[Se
     far better than they re-read the whole evidence. Code never re-cites a claim itself: a
     claim written from the model's own knowledge often shares words with some sentence.
     """
-    words = set(stems(claim.text)) - CLAIM_FRAME
-    new = (words - set(stems(question))) or words
-    if _covers(new, claim.sentences, sentences, min_overlap):
+    new = new_words(claim.text, question)
+    if covers(new, claim.sentences, sentences, min_overlap):
         return
-    cited = _stems_of(claim.sentences, sentences)
-    unfounded = [w for w in _words(claim.text) if stems(w) and stems(w)[0] in new - cited]
+    cited = stems_of(claim.sentences, sentences)
     best = max(sentences, key=lambda s: (len(new & set(stems(s.text))), -s.number))
     hint = (f' {best.label} says: "{best.text[:200]}"'
             if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
     cites = ", ".join(f"S{n}" for n in claim.sentences)
-    raise Rejected("uncovered_claim",
-                   f"Claim {number} says {', '.join(unfounded[:6])}, which {cites} do not say.{hint}")
-
-
-def _stems_of(numbers: list[int], sentences: list[Sentence]) -> set[str]:
-    """Stems of the numbered sentences."""
-    return set(stems(" ".join(s.text for s in sentences if s.number in numbers)))
-
-
-def _covers(new: set[str], numbers: list[int], sentences: list[Sentence], min_overlap: float) -> bool:
-    """Whether the numbered sentences hold at least `min_overlap` of the words in `new`."""
-    return not new or len(new & _stems_of(numbers, sentences)) / len(new) >= min_overlap
-
-
-def _words(text: str) -> list[str]:
-    """The distinct words of a text in order, as written."""
-    return list(dict.fromkeys(re.findall(r"\w+", text)))
+    raise Rejected("uncovered_claim", f"Claim {number} says {', '.join(unfounded(claim.text, new, cited)[:6])}, "
+                                      f"which {cites} do not say.{hint}")
 
 
 def _guard_numbers(number: int, claim: str, cited: str) -> None:
@@ -280,7 +257,7 @@ def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) ->
     """The verifier answers from the evidence alone: no draft, no learner notes."""
     task = prompts.BLIND_TASK.format(question=question)
     try:
-        solved = traced_call(gate.verifier, trace, "blind_solve", _verify_messages(sentences, task),
+        solved = traced_call(gate.verifier, trace, "blind_solve", verify_messages(sentences, task),
                              BlindSolve, 0)
     except Rejected:
         return BlindSolve(answer="", sentences=[])
@@ -288,21 +265,12 @@ def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) ->
     return solved.model_copy(update={"sentences": [n for n in solved.sentences if n in known]})
 
 
-def _verify_messages(sentences: list[Sentence], task: str) -> list[dict]:
-    """Verifier messages: the same system text and evidence first, so the KV prefix is reused."""
-    user = prompts.VERIFY_USER.format(evidence=evidence_block(sentences), task=task)
-    return [{"role": "system", "content": prompts.VERIFY_SYSTEM}, {"role": "user", "content": user}]
-
-
-def _agrees_with_blind(draft: Draft, solved: BlindSolve) -> None:
+def _agrees_with_blind(embedder, draft: Draft, solved: BlindSolve) -> None:
     """The draft must rest on a sentence the blind solver chose, or say what it said."""
-    cited = {n for c in draft.claims for n in c.sentences}
-    if cited & set(solved.sentences):
+    if {n for c in draft.claims for n in c.sentences} & set(solved.sentences):
         return
-    blind_words = set(stems(solved.answer))
-    if blind_words and len(blind_words & set(stems(draft.answer))) * 2 >= len(blind_words):
-        return
-    raise Rejected("blind_disagrees")
+    if not same_meaning(embedder, solved.answer, draft.answer):
+        raise Rejected("blind_disagrees")
 
 
 def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
@@ -315,7 +283,7 @@ def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft:
                                           for n in c.sentences)
         for i, c in enumerate(draft.claims, start=1))
     task = prompts.SUPPORT_TASK.format(question=question, claims=claims)
-    verdict = traced_call(gate.verifier, trace, "support_check", _verify_messages(sentences, task),
+    verdict = traced_call(gate.verifier, trace, "support_check", verify_messages(sentences, task),
                           support_verdict_for(len(draft.claims)), attempt)
     # The schema asks for exactly one verdict per claim, in order; small models number them
     # unreliably, so the position says which claim a verdict is about.

@@ -45,12 +45,12 @@ if result is not None:
                 pick = st.radio("Your answer", c.options, index=None, key=f"q-{item.id}")
                 if pick is not None:
                     right = c.options.index(pick) == c.answer_index
-                    (st.success if right else st.error)("Correct!" if right else f"Not quite: {c.answer_text}")
+                    (st.success if right else st.error)("Correct!" if right else f"Not quite: {item.key}")
             else:
                 st.text_input("Your answer", key=f"q-{item.id}")
             with st.expander("Show answer and source"):
-                st.markdown(f"**{c.answer_text}** — {c.rationale}")
-                for quote in c.quotes:
+                st.markdown(f"**{item.key}**")
+                for quote in item.quotes:
                     st.markdown(f"> {quote}")
     with st.expander("Timings"):
         timing_panel(result.spans)

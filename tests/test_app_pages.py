@@ -21,7 +21,7 @@ from citetutor.schemas import (BlindSolve, KeySupportVerdict, QuizBatch, QuizBli
                                QuizCandidate)
 from citetutor.ui.state import get_pipeline
 from tests.corpus import HANDWRITTEN, MIT, corpus_file
-from tests.helpers import PASS, as_json, blind_citing, claiming
+from tests.helpers import PASS, as_json, blind_citing, claiming, evidence_sentences
 from tests.ollama_server import FakeOllama
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -255,26 +255,24 @@ def test_quiz_page_offers_the_ready_document(env):
 
 
 def quiz_batch(body: dict) -> str:
-    """Two MCQs from the first source chunk: one quoting it literally, one misquoting it."""
-    chunk_id, text = re.search(r"^\[([^\]]+)\] \(page \d+\)\n(.*?)(?=\n\n\[|\Z)",
-                               body["messages"][-1]["content"], re.MULTILINE | re.DOTALL).groups()
-    quote = " ".join(text.split())[:80]
-    good = QuizCandidate(kind="mcq", stem="Which way does the acceleration of uniform circular motion point?",
-                         options=["Toward the center", "Away from the center", "Along the velocity"],
-                         answer_index=0, answer_text="Toward the center",
-                         rationale="Centripetal acceleration points radially inward.",
-                         source_chunk_ids=[chunk_id], quotes=[quote])
-    misquoted = good.model_copy(update={"stem": "What is circular motion?",
-                                        "quotes": ["A sentence the source never says."]})
-    return QuizBatch(items=[good, misquoted]).model_dump_json()
+    """Two MCQs: one whose key is in the sentence it cites, one whose key is not."""
+    number, text = evidence_sentences(body["messages"])[-1]
+    key = " ".join(text.split()[:6])  # words of the cited sentence
+    quiz_batch.key = key
+    good = QuizCandidate(stem="Which way does the acceleration of uniform circular motion point?",
+                         kind="mcq", options=[key, "Away from the center", "Along the velocity"],
+                         answer_index=0, answer_text=key, sentences=[number])
+    unfounded = good.model_copy(update={"stem": "What is circular motion?",
+                                        "options": ["Photosynthesis", "Gravity", "Friction"]})
+    return QuizBatch(items=[good, unfounded]).model_dump_json()
 
 
 def test_quiz_keeps_only_checked_questions_and_marks_answers(env, ollama_server):
     preingest(env, MIT, "mit-ch06.pdf")
     ollama_server.enqueue_chat(ROLES.drafter, quiz_batch)
     ollama_server.enqueue_chat(ROLES.verifier, QuizBlindAnswer(
-        answerable=True, choice_index=0, answer_text="Toward the center").model_dump_json())
-    ollama_server.enqueue_chat(ROLES.verifier, KeySupportVerdict(supported=True, reason="ok").model_dump_json())
+        answer_text="the first option", choice_index=0, sentences=[1]).model_dump_json())
+    ollama_server.enqueue_chat(ROLES.verifier, KeySupportVerdict(why="stated", supported=True).model_dump_json())
     at = start_app()
     at.switch_page("pages/quiz.py")
     run(at)
@@ -282,11 +280,11 @@ def test_quiz_keeps_only_checked_questions_and_marks_answers(env, ollama_server)
     assert "1 kept · 1 rejected by the gate" in texts(at.caption)
     assert any(c.startswith("– 1 × ") for c in texts(at.caption)), "the rejection reason is shown"
     assert any("Which way does the acceleration" in m for m in texts(at.markdown))
-    assert "What is circular motion?" not in all_markdown(at), "the misquoted item is dropped"
+    assert "What is circular motion?" not in all_markdown(at), "the unfounded item is dropped"
     answer = next(r for r in at.radio if r.label == "Your answer")
     run(answer.set_value("Away from the center"))
-    assert any(e.startswith("Not quite: Toward the center") for e in texts(at.error))
-    run(next(r for r in at.radio if r.label == "Your answer").set_value("Toward the center"))
+    assert any(e.startswith(f"Not quite: {quiz_batch.key}") for e in texts(at.error))
+    run(next(r for r in at.radio if r.label == "Your answer").set_value(quiz_batch.key))
     assert "Correct!" in texts(at.success)
 
 

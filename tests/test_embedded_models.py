@@ -212,3 +212,21 @@ def test_build_embedded_models_is_lazy_with_two_model_instances(tmp_path):
         "embedded:all-MiniLM-L6-v2", "embedded:tesseract"
     }
     assert not (tmp_path / "models").exists()  # nothing extracted or loaded yet
+
+
+@needs_llama
+@pytest.mark.slow
+def test_two_models_loading_at_once_leave_stdout_and_stderr_where_they_were(model_cache):
+    """llama.cpp mutes loading by swapping fds 1 and 2; overlapping loads once kept them muted."""
+    import os
+    import threading
+
+    before = [os.fstat(fd).st_ino for fd in (1, 2)]
+    chats = [LlamaChat(QWEN_0_5B, model_cache), LlamaChat(QWEN_0_5B, model_cache)]
+    threads = [threading.Thread(target=chat._load) for chat in chats]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(chat._llama is not None for chat in chats)
+    assert [os.fstat(fd).st_ino for fd in (1, 2)] == before

@@ -1,17 +1,18 @@
-"""The quiz gate: literal quotes, re-retrieval, a blind solve that never sees the key."""
+"""The quiz gate: cited sentences, re-retrieval, a blind solve that never sees the key."""
 
+import json
 import re
 
 import pytest
 
 from citetutor.errors import InputError
-from citetutor.schemas import (AgreementVerdict, KeySupportVerdict, QuizBatch, QuizBlindAnswer,
-                               QuizCandidate)
+from citetutor.schemas import KeySupportVerdict, QuizBatch, QuizBlindAnswer, QuizCandidate
 from tests.corpus import MIT, corpus_file
-from tests.helpers import make_pipeline
+from tests.helpers import evidence_sentences, make_pipeline, sentence_with
 
-KEY = "KEY-CANARY toward the centre"
-RATIONALE = "RATIONALE-CANARY the notes say so"
+STEM = "In uniform circular motion, where does the acceleration point?"
+KEY = "directed radially inward (KEYCANARY)"
+SUPPORTED = KeySupportVerdict(why="the sentence says so", supported=True)
 
 
 @pytest.fixture
@@ -22,22 +23,21 @@ def pipe(tmp_path):
     return pipe
 
 
-def _source(messages) -> tuple[str, str]:
-    """First chunk ID in the prompt and a real sentence (with its line breaks) from it."""
-    body = messages[-1]["content"]
-    match = re.search(r"^\[([^\]]+)\] \(page \d+\)\n(.+?)(?=\n\n\[|\Z)", body, re.MULTILINE | re.DOTALL)
-    text = match.group(2)
-    return match.group(1), text[40:160]
-
-
-def mcq(quote_ok=True, key_index=1):
+def mcq(key_index=1, key=KEY, word="inward"):
+    """An MCQ whose keyed option cites the source sentence containing `word`."""
     def build(messages):
-        cid, quote = _source(messages)
-        quote = quote.replace("\n", " ") if quote_ok else quote + " invented words"
-        return QuizCandidate(kind="mcq", stem="In uniform circular motion, where does the acceleration point?",
-                             options=["outward", KEY, "along the velocity", "nowhere"],
-                             answer_index=key_index, answer_text=KEY, rationale=RATIONALE,
-                             source_chunk_ids=[cid], quotes=[quote])
+        number, _ = sentence_with(messages, word)
+        options = ["outward", "along the velocity", "nowhere"]
+        options.insert(min(key_index, 3), key)
+        return QuizCandidate(stem=STEM, kind="mcq", options=options, answer_index=key_index,
+                             answer_text=key, sentences=[number])
+    return build
+
+
+def short(answer="radially inward"):
+    def build(messages):
+        number, _ = sentence_with(messages, "inward")
+        return QuizCandidate(stem=STEM, kind="short", answer_text=answer, sentences=[number])
     return build
 
 
@@ -45,56 +45,56 @@ def batch(*builders):
     return lambda messages: QuizBatch(items=[b(messages) for b in builders])
 
 
-def test_good_mcq_is_kept_and_solver_never_sees_the_key(pipe):
+def test_good_mcq_is_kept_with_its_quote_and_the_solver_never_sees_the_key(pipe):
     pipe.models.drafter.enqueue(batch(mcq()))
-    pipe.models.verifier.enqueue(QuizBlindAnswer(answerable=True, choice_index=1, answer_text="centre"),
-                                 KeySupportVerdict(supported=True, reason="ok"))
+    pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
+                                 SUPPORTED)
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1)
     assert len(result.items) == 1 and result.rejected_count == 0
+    item = result.items[0]
+    _, quote = sentence_with(pipe.models.drafter.history[0], "inward")
+    assert item.quotes == [quote] and item.key == KEY and item.pages
     blind_prompt = " ".join(m["content"] for m in pipe.models.verifier.history[0])
-    assert "RATIONALE-CANARY" not in blind_prompt
-    assert "answer_index" not in blind_prompt and "Key:" not in blind_prompt
-    stored = pipe.store.query("SELECT count(*) FROM quiz_items")[0][0]
-    assert stored == 1
+    assert "Proposed answer" not in blind_prompt and "answer_index" not in blind_prompt
+    assert "KEYCANARY" in blind_prompt, "as one of the options, never marked as the key"
+    assert f"Proposed answer: {KEY}" in pipe.models.verifier.history[1][-1]["content"]
+    stored = json.loads(pipe.store.query("SELECT item_json FROM quiz_items")[0][0])
+    assert stored["quotes"] == [quote] and stored["pages"] == item.pages
 
 
-def test_invented_quote_is_rejected_before_any_verifier_call(pipe):
-    pipe.models.drafter.enqueue(batch(mcq(quote_ok=False)))
+def test_key_not_in_its_cited_sentence_is_rejected_before_any_verifier_call(pipe):
+    pipe.models.drafter.enqueue(batch(mcq(key="photosynthesis makes sugar")))
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1)
-    assert result.items == [] and result.rejected == {"quote_not_literal": 1}
+    assert result.items == [] and result.rejected == {"uncovered_claim": 1}
     assert pipe.models.verifier.history == []
 
 
-def test_solver_choosing_another_option_rejects_the_item(pipe):
+def test_solver_choosing_another_option_or_unsupported_key_rejects_the_item(pipe):
     pipe.models.drafter.enqueue(batch(mcq(), mcq()))
     pipe.models.verifier.enqueue(
-        QuizBlindAnswer(answerable=True, choice_index=0, answer_text="outward"),
-        QuizBlindAnswer(answerable=True, choice_index=1, answer_text="centre"),
-        KeySupportVerdict(supported=False, reason="not stated"))
+        QuizBlindAnswer(answer_text="outward", choice_index=0, sentences=[2]),
+        QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
+        KeySupportVerdict(why="not stated", supported=False))
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2)
     assert result.items == []
     assert result.rejected == {"key_mismatch": 1, "key_unsupported": 1}
 
 
-def test_short_answer_needs_semantic_agreement(pipe):
-    def short(messages):
-        item = mcq()(messages)
-        return item.model_copy(update={"kind": "short", "options": [], "answer_index": None})
-    pipe.models.drafter.enqueue(batch(short, short))
+def test_short_answer_needs_the_same_meaning_from_the_blind_solver(pipe):
+    pipe.models.drafter.enqueue(batch(short(), short()))
     pipe.models.verifier.enqueue(
-        QuizBlindAnswer(answerable=True, answer_text="towards the middle"), AgreementVerdict(agrees=True, reason="same"),
-        KeySupportVerdict(supported=True, reason="ok"),
-        QuizBlindAnswer(answerable=True, answer_text="outward"), AgreementVerdict(agrees=False, reason="differs"))
+        QuizBlindAnswer(answer_text="it points radially inward", sentences=[1]), SUPPORTED,
+        QuizBlindAnswer(answer_text="photosynthesis", sentences=[1]))
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2)
     assert len(result.items) == 1 and result.rejected == {"answer_mismatch": 1}
 
 
-def test_unknown_source_chunk_and_bad_mcq_are_rejected(pipe):
+def test_unknown_sentence_and_bad_mcq_are_rejected(pipe):
     def unknown(messages):
-        return mcq()(messages).model_copy(update={"source_chunk_ids": ["zz-p1-c0"]})
+        return mcq()(messages).model_copy(update={"sentences": [99]})
     pipe.models.drafter.enqueue(batch(unknown, mcq(key_index=9)))
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2)
-    assert result.rejected == {"unknown_chunk_id": 1, "schema_invalid": 1}
+    assert result.rejected == {"unknown_sentence": 1, "schema_invalid": 1}
 
 
 def test_page_range_is_checked(pipe):
@@ -104,8 +104,12 @@ def test_page_range_is_checked(pipe):
         pipe.quiz(pipe.doc.doc_id, 500, 600)
 
 
-def test_source_chunks_come_only_from_the_page_range(pipe):
+def test_source_sentences_come_only_from_the_page_range(pipe):
     pipe.models.drafter.enqueue(QuizBatch(items=[]))
     pipe.quiz(pipe.doc.doc_id, 3, 4, count=1)
-    pages = re.findall(r"\(page (\d+)\)", pipe.models.drafter.history[0][-1]["content"])
-    assert pages and set(pages) <= {"3", "4"}
+    sentences = evidence_sentences(pipe.models.drafter.history[0])
+    assert 1 <= len(sentences) <= 24
+    page_text = " ".join(" ".join(t.split()) for _, t in pipe.store.query(
+        "SELECT page_no, text FROM chunks WHERE page_no BETWEEN 3 AND 4 AND doc_id = ?",
+        [pipe.doc.doc_id]))
+    assert all(text in re.sub(r"\s+", " ", page_text) for _, text in sentences)

@@ -123,6 +123,9 @@ def strict_json(text: str) -> str:
         return text
 
 
+_LOAD_LOCK = threading.Lock()
+
+
 class LlamaChat:
     """A ChatModel on a packaged instruct GGUF in-process; llama.cpp's grammar forces the schema.
 
@@ -141,7 +144,15 @@ class LlamaChat:
         self._lock = threading.Lock()
 
     def _load(self):
-        """Load the model once, on first use (the caller holds the lock)."""
+        """Load the model once, on first use (the caller holds the instance lock)."""
+        # One load at a time in the process: llama-cpp-python silences loading by pointing
+        # fds 1 and 2 at /dev/null and back, and two overlapping loads (drafter and verifier
+        # start together) restored each other's /dev/null, muting the process for good.
+        with _LOAD_LOCK:
+            return self._load_once()
+
+    def _load_once(self):
+        """The loaded weights, loading them on the first call."""
         if self._llama is None:
             try:
                 from llama_cpp import Llama
