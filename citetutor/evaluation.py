@@ -152,5 +152,6 @@ def case_line(outcome: Outcome) -> str:
     """One line per question, for watching an eval run."""
     pages = ",".join(map(str, outcome.pages)) or "-"
     why = f" ({', '.join(outcome.reasons)})" if outcome.reasons else ""
-    return (f"{outcome.seconds:6.1f} s  {outcome.verdict:18} p.{pages:8} cos {outcome.relevance:.2f}  "
+    line = (f"{outcome.seconds:6.1f} s  {outcome.verdict:18} p.{pages:8} cos {outcome.relevance:.2f}  "
             f"{outcome.case.question[:70]}{why}  [{outcome.stages}]")
+    return line + (f"\n           answer: {outcome.answer}" if outcome.status == "answered" else "")

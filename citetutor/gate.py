@@ -1,4 +1,5 @@
-"""What the answer gate and the quiz gate share: adapters, rejections, traced schema-checked calls."""
+"""What the answer gate and the quiz gate share: adapters, rejections, traced schema-checked
+calls, and the code checks that ground a model's words in the sentences it cites."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from dataclasses import dataclass, field
 from citetutor import prompts
 from citetutor.config import Limits
 from citetutor.errors import ModelOutputError
-from citetutor.models.base import ChatModel, Embedder, ask_structured
 from citetutor.evidence import Sentence, evidence_block, stems
+from citetutor.models.base import ChatModel, Embedder, ask_structured
 from citetutor.retrieval import CandidateCache
 from citetutor.store import Store
 

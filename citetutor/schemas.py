@@ -39,7 +39,7 @@ class Draft(BaseModel):
 class BlindSolve(BaseModel):
     """The verifier's own answer from the evidence alone, without seeing the draft."""
 
-    answer: str = Field(max_length=300, description="A short answer taken from the evidence.")
+    answer: str = Field(max_length=160, description="A short answer taken from the evidence.")
     sentences: list[int] = Field(max_length=MAX_CITES,
                                  description="Numbers of the sentences that state the answer.")
 
@@ -48,7 +48,7 @@ class ClaimVerdict(BaseModel):
     """The verifier's reading of one claim against the sentences it cites."""
 
     claim: int = Field(description="The claim's number, from 1.")
-    why: str = Field(max_length=120, description="What the cited sentences say about the claim.")
+    why: str = Field(max_length=80, description="In a few words, what the cited sentences say about it.")
     supported: bool = Field(description="True only if the cited sentences state the claim.")
 
 

@@ -55,7 +55,7 @@ def blind_citing(word: str = "inward"):
     """A blind-solve reply that rests on the sentence containing `word`."""
     def reply(messages: list[dict]) -> BlindSolve:
         number, text = sentence_with(messages, word)
-        return BlindSolve(answer=text[:200], sentences=[number])
+        return BlindSolve(answer=text[:150], sentences=[number])
     return reply
 
 

@@ -1,6 +1,5 @@
 """The whole pipeline over real HTTP: official ollama client -> loopback Ollama API server."""
 
-import json
 
 import pytest
 
@@ -32,7 +31,7 @@ def draft_citing_first_sentence(body: dict) -> str:
 def blind_citing_first_sentence(body: dict) -> str:
     """A blind solve resting on the first evidence sentence."""
     number, text = evidence_sentences(body["messages"])[0]
-    return BlindSolve(answer=text[:200], sentences=[number]).model_dump_json()
+    return BlindSolve(answer=text[:150], sentences=[number]).model_dump_json()
 
 
 def test_answer_over_http_is_verified_and_cited(pipe, ollama_server):
