@@ -67,7 +67,3 @@ REJECTION_FEEDBACK = {
     "unsupported_claim": "A claim is not stated by the sentences it cites.",
 }
 
-
-def evidence_block(chunks: list[tuple[str, int, str]]) -> str:
-    """Quiz evidence as the models see it: ID, page and text of each chunk."""
-    return "\n\n".join(f"[{cid}] (page {page})\n{text}" for cid, page, text in chunks)

@@ -25,10 +25,10 @@ if TYPE_CHECKING:  # sentry_sdk is imported only when a DSN is set
     from sentry_sdk.envelope import Envelope, Item
 
 REASON_CODES: frozenset[str] = frozenset({
-    "schema_invalid", "unknown_chunk_id", "quantity_not_in_evidence", "blind_unanswerable", "blind_disagrees", "irrelevant",
-    "unsupported_claim", "model_unavailable", "no_evidence", "low_relevance",
-    "quote_not_literal", "key_mismatch", "answer_mismatch", "key_unsupported",
-    "error", "unknown_sentence", "uncovered_claim", "number_not_in_evidence", "off_question",
+    "schema_invalid", "unknown_sentence", "uncovered_claim", "number_not_in_evidence",
+    "quantity_not_in_evidence", "off_question", "blind_unanswerable", "blind_disagrees",
+    "irrelevant", "unsupported_claim", "model_unavailable", "no_evidence", "low_relevance",
+    "key_mismatch", "answer_mismatch", "key_unsupported", "error",
 })
 
 OK = "ok"
