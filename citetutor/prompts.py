@@ -35,15 +35,13 @@ Then say whether the claims answer the question that was asked."""
 
 VERIFY_USER = "Evidence:\n{evidence}\n\n{task}"
 
-QUIZ_SYSTEM = """You write practice questions for a student from numbered source sentences.
-For each item give the stem, the kind ("mcq" or "short"), for MCQ four options and the 0-based
-answer_index, the answer_text, and the numbers of the sentences that state the answer (for
-[S3] write 3). Ask only what the sentences state; the answer must use their words.
-Reply with JSON."""
+QUIZ_SYSTEM = """You write one practice question for a student from numbered source sentences.
+Give the stem (a real question), the kind, for multiple choice four options and the 0-based
+answer_index of the right one, the answer_text in the words of the sentence, and the numbers
+of the sentences that state the answer (for [S3] write 3). Reply with JSON."""
 
-QUIZ_USER = "Source sentences:\n{evidence}\n\nWrite {count} items. {kinds}"
-QUIZ_KINDS = {"mcq": "All items multiple choice.", "short": "All items short answer.",
-              "mixed": "Mix multiple choice and short answer."}
+QUIZ_USER = "Source sentences:\n{evidence}\n\nWrite one {kind} question whose answer [{label}] states."
+QUIZ_KINDS = {"mcq": "multiple-choice", "short": "short-answer"}
 
 QUIZ_BLIND_TASK = """Question: {question}
 Task: answer the question from the evidence alone, in a few words, give the numbers of the

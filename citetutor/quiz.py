@@ -13,7 +13,7 @@ from citetutor.evidence import Sentence, evidence_block, number_evidence, number
 from citetutor.gate import (Gate, Rejected, check_known, covers, new_words, same_meaning,
                             trace_rejection, traced_call, verify_messages)
 from citetutor.retrieval import Hit, Scope, search
-from citetutor.schemas import KeySupportVerdict, QuizBatch, QuizBlindAnswer, QuizCandidate
+from citetutor.schemas import QUIZ_SCHEMAS, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
 
 MAX_SOURCE_CHUNKS = 8
 MAX_SOURCE_SENTENCES = 24
@@ -73,6 +73,9 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
         on_stage("draft", 0)
         candidates = _draft_candidates(gate, trace, sources, count, kinds)
         for number, candidate in enumerate(candidates, start=1):
+            if candidate is None:
+                result.rejected["schema_invalid"] = result.rejected.get("schema_invalid", 0) + 1
+                continue
             on_stage("check", number)
             _check_one(gate, trace, candidate, sources, scope, number, doc_id, result)
         trace.finish("answered" if result.items else "refused", None, len(candidates))
@@ -93,16 +96,41 @@ def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     return [Hit(*row) for row in rows[::step][:MAX_SOURCE_CHUNKS]]
 
 
-def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int, kinds: str):
-    """Ask the drafter for candidates; a malformed batch yields none."""
-    user = prompts.QUIZ_USER.format(evidence=evidence_block(sources), count=count,
-                                    kinds=prompts.QUIZ_KINDS.get(kinds, prompts.QUIZ_KINDS["mixed"]))
-    messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM}, {"role": "user", "content": user}]
-    try:
-        batch = traced_call(gate.drafter, trace, "quiz_draft", messages, QuizBatch, 0)
-    except Rejected:
-        return []
-    return batch.items[:count]
+def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int,
+                      kinds: str) -> list[QuizCandidate | None]:
+    """One candidate per call, each about its own source sentence; None where one was malformed.
+
+    Small models asked for a whole batch degenerate (stems like "S1", no options, cut off at
+    the token limit); one question about one named sentence they write well, and every call
+    shares the same prompt prefix, so the evidence is read once.
+    """
+    evidence = evidence_block(sources)
+    candidates = []
+    for number, focus in enumerate(_focus_sentences(sources, count)):
+        kind = kinds if kinds in ("mcq", "short") else ("mcq", "short")[number % 2]
+        user = prompts.QUIZ_USER.format(evidence=evidence, label=focus.label,
+                                        kind=prompts.QUIZ_KINDS[kind])
+        messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM}, {"role": "user", "content": user}]
+        try:
+            candidates.append(traced_call(gate.drafter, trace, "quiz_draft", messages,
+                                          QUIZ_SCHEMAS[kind], number + 1))
+        except Rejected:
+            candidates.append(None)  # counted as a rejection; the other questions still come
+    return candidates
+
+
+def _focus_sentences(sources: list[Sentence], count: int) -> list[Sentence]:
+    """Up to `count` sentences spread over the range, preferring ones written in words."""
+    wordy = [s for s in sources if _mostly_words(s.text)] or sources
+    if len(wordy) <= count:
+        return wordy
+    return [wordy[i * len(wordy) // count] for i in range(count)]
+
+
+def _mostly_words(text: str) -> bool:
+    """Prose, not a formula or a table: at least eight tokens, most of them words."""
+    tokens = text.split()
+    return len(tokens) >= 8 and sum(t.isalpha() for t in tokens) >= 0.6 * len(tokens)
 
 
 def _check_one(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence], scope: Scope,

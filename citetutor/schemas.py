@@ -82,10 +82,22 @@ class QuizCandidate(BaseModel):
                                  description="Numbers of the source sentences that state the answer.")
 
 
-class QuizBatch(BaseModel):
-    """A set of quiz candidates."""
+class QuizMcq(QuizCandidate):
+    """A multiple-choice candidate: options and key are required (small models skip optional ones)."""
 
-    items: list[QuizCandidate] = Field(max_length=10)
+    kind: Literal["mcq"] = Field(description="Multiple choice.")
+    options: list[Annotated[str, Field(max_length=120)]] = Field(
+        min_length=3, max_length=4, description="Four options, one of them right.")
+    answer_index: int = Field(ge=0, le=3, description="0-based index of the right option.")
+
+
+class QuizShort(QuizCandidate):
+    """A short-answer candidate."""
+
+    kind: Literal["short"] = Field(description="Short answer.")
+
+
+QUIZ_SCHEMAS: dict[str, type[QuizCandidate]] = {"mcq": QuizMcq, "short": QuizShort}
 
 
 class QuizBlindAnswer(BaseModel):

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE, ModelRoles, Settings
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import (BlindSolve, KeySupportVerdict, QuizBatch, QuizBlindAnswer,
+from citetutor.schemas import (BlindSolve, KeySupportVerdict, QuizBlindAnswer,
                                QuizCandidate)
 from citetutor.ui.state import get_pipeline
 from tests.corpus import HANDWRITTEN, MIT, corpus_file
@@ -254,28 +254,32 @@ def test_quiz_page_offers_the_ready_document(env):
     assert [b for b in at.button if b.label == "Make questions"]
 
 
-def quiz_batch(body: dict) -> str:
-    """Two MCQs: one whose key is in the sentence it cites, one whose key is not."""
-    number, text = evidence_sentences(body["messages"])[-1]
-    key = " ".join(text.split()[:6])  # words of the cited sentence
-    quiz_batch.key = key
-    good = QuizCandidate(stem="Which way does the acceleration of uniform circular motion point?",
-                         kind="mcq", options=[key, "Away from the center", "Along the velocity"],
-                         answer_index=0, answer_text=key, sentences=[number])
-    unfounded = good.model_copy(update={"stem": "What is circular motion?",
-                                        "options": ["Photosynthesis", "Gravity", "Friction"]})
-    return QuizBatch(items=[good, unfounded]).model_dump_json()
+def quiz_item(founded: bool):
+    """An MCQ whose key is in the sentence it cites, or one whose key is not."""
+    def reply(body: dict) -> str:
+        number, text = evidence_sentences(body["messages"])[-1]
+        key = " ".join(text.split()[:6])  # words of the cited sentence
+        quiz_item.key = key
+        good = QuizCandidate(stem="Which way does the acceleration of uniform circular motion point?",
+                             kind="mcq", options=[key, "Away from the center", "Along the velocity"],
+                             answer_index=0, answer_text=key, sentences=[number])
+        return (good if founded else good.model_copy(update={
+            "stem": "What is circular motion?", "options": ["Photosynthesis", "Gravity", "Friction"]})
+        ).model_dump_json()
+    return reply
 
 
 def test_quiz_keeps_only_checked_questions_and_marks_answers(env, ollama_server):
     preingest(env, MIT, "mit-ch06.pdf")
-    ollama_server.enqueue_chat(ROLES.drafter, quiz_batch)
+    ollama_server.enqueue_chat(ROLES.drafter, quiz_item(True))
+    ollama_server.enqueue_chat(ROLES.drafter, quiz_item(False))
     ollama_server.enqueue_chat(ROLES.verifier, QuizBlindAnswer(
         answer_text="the first option", choice_index=0, sentences=[1]).model_dump_json())
     ollama_server.enqueue_chat(ROLES.verifier, KeySupportVerdict(why="stated", supported=True).model_dump_json())
     at = start_app()
     at.switch_page("pages/quiz.py")
     run(at)
+    run(next(s for s in at.slider if s.label == "Questions").set_value(2))
     run(next(b for b in at.button if b.label == "Make questions").click())
     assert "1 kept · 1 rejected by the gate" in texts(at.caption)
     assert any(c.startswith("– 1 × ") for c in texts(at.caption)), "the rejection reason is shown"
@@ -283,8 +287,8 @@ def test_quiz_keeps_only_checked_questions_and_marks_answers(env, ollama_server)
     assert "What is circular motion?" not in all_markdown(at), "the unfounded item is dropped"
     answer = next(r for r in at.radio if r.label == "Your answer")
     run(answer.set_value("Away from the center"))
-    assert any(e.startswith(f"Not quite: {quiz_batch.key}") for e in texts(at.error))
-    run(next(r for r in at.radio if r.label == "Your answer").set_value(quiz_batch.key))
+    assert any(e.startswith(f"Not quite: {quiz_item.key}") for e in texts(at.error))
+    run(next(r for r in at.radio if r.label == "Your answer").set_value(quiz_item.key))
     assert "Correct!" in texts(at.success)
 
 

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from citetutor.errors import InputError
-from citetutor.schemas import KeySupportVerdict, QuizBatch, QuizBlindAnswer, QuizCandidate
+from citetutor.schemas import KeySupportVerdict, QuizBlindAnswer, QuizCandidate
 from tests.corpus import MIT, corpus_file
 from tests.helpers import evidence_sentences, make_pipeline, sentence_with
 
@@ -41,12 +41,8 @@ def short(answer="radially inward"):
     return build
 
 
-def batch(*builders):
-    return lambda messages: QuizBatch(items=[b(messages) for b in builders])
-
-
 def test_good_mcq_is_kept_with_its_quote_and_the_solver_never_sees_the_key(pipe):
-    pipe.models.drafter.enqueue(batch(mcq()))
+    pipe.models.drafter.enqueue(mcq())
     pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
                                  SUPPORTED)
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1)
@@ -63,37 +59,37 @@ def test_good_mcq_is_kept_with_its_quote_and_the_solver_never_sees_the_key(pipe)
 
 
 def test_key_not_in_its_cited_sentence_is_rejected_before_any_verifier_call(pipe):
-    pipe.models.drafter.enqueue(batch(mcq(key="photosynthesis makes sugar")))
+    pipe.models.drafter.enqueue(mcq(key="photosynthesis makes sugar"))
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1)
     assert result.items == [] and result.rejected == {"uncovered_claim": 1}
     assert pipe.models.verifier.history == []
 
 
 def test_solver_choosing_another_option_or_unsupported_key_rejects_the_item(pipe):
-    pipe.models.drafter.enqueue(batch(mcq(), mcq()))
+    pipe.models.drafter.enqueue(mcq(), mcq())
     pipe.models.verifier.enqueue(
         QuizBlindAnswer(answer_text="outward", choice_index=0, sentences=[2]),
         QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
         KeySupportVerdict(why="not stated", supported=False))
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2)
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, kinds="mcq")
     assert result.items == []
     assert result.rejected == {"key_mismatch": 1, "key_unsupported": 1}
 
 
 def test_short_answer_needs_the_same_meaning_from_the_blind_solver(pipe):
-    pipe.models.drafter.enqueue(batch(short(), short()))
+    pipe.models.drafter.enqueue(short(), short())
     pipe.models.verifier.enqueue(
         QuizBlindAnswer(answer_text="it points radially inward", sentences=[1]), SUPPORTED,
         QuizBlindAnswer(answer_text="photosynthesis", sentences=[1]))
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2)
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, kinds="short")
     assert len(result.items) == 1 and result.rejected == {"answer_mismatch": 1}
 
 
 def test_unknown_sentence_and_bad_mcq_are_rejected(pipe):
     def unknown(messages):
         return mcq()(messages).model_copy(update={"sentences": [99]})
-    pipe.models.drafter.enqueue(batch(unknown, mcq(key_index=9)))
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2)
+    pipe.models.drafter.enqueue(unknown, mcq(key_index=9))
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, kinds="mcq")
     assert result.rejected == {"unknown_sentence": 1, "schema_invalid": 1}
 
 
@@ -104,8 +100,24 @@ def test_page_range_is_checked(pipe):
         pipe.quiz(pipe.doc.doc_id, 500, 600)
 
 
+def test_one_candidate_per_call_each_about_its_own_sentence(pipe):
+    pipe.models.drafter.enqueue("{not json", short(), mcq())  # mixed: mcq, short, mcq
+    pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="radially inward", sentences=[1]), SUPPORTED,
+                                 QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
+                                 SUPPORTED)
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=3)
+    assert len(result.items) == 2, "a malformed candidate is dropped, the others still come"
+    assert result.rejected == {"schema_invalid": 1}
+    asks = [m[-1]["content"].rsplit("\n", 1)[1] for m in pipe.models.drafter.history]
+    assert len(set(asks)) == 3 and all(re.fullmatch(r"Write one .+ question whose answer \[S\d+\] states\.", a)
+                                       for a in asks)
+    assert "multiple-choice" in asks[0] and "short-answer" in asks[1], "mixed kinds alternate"
+    prefix = pipe.models.drafter.history[0][-1]["content"].rsplit("\n", 1)[0]
+    assert all(m[-1]["content"].startswith(prefix) for m in pipe.models.drafter.history), "shared prefix"
+
+
 def test_source_sentences_come_only_from_the_page_range(pipe):
-    pipe.models.drafter.enqueue(QuizBatch(items=[]))
+    pipe.models.drafter.enqueue("{}")
     pipe.quiz(pipe.doc.doc_id, 3, 4, count=1)
     sentences = evidence_sentences(pipe.models.drafter.history[0])
     assert 1 <= len(sentences) <= 24
