@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from citetutor.pdf import PageContent
@@ -88,11 +89,13 @@ def _word_boxes(page: PageContent, start: int, end: int) -> list[list[float]]:
 
 def _line_boxes(page: PageContent, start: int, end: int) -> list[list[float]]:
     """Merge the covered words' boxes into one box per text line (small and highlightable)."""
+    return line_boxes(w.rect for w in page.words if not (w.end <= start or w.start >= end))
+
+
+def line_boxes(word_rects: Iterable[Sequence[float]]) -> list[list[float]]:
+    """Word boxes in reading order merged into one box per text line."""
     boxes: list[list[float]] = []
-    for word in page.words:
-        if word.end <= start or word.start >= end:
-            continue
-        x0, y0, x1, y1 = word.rect
+    for x0, y0, x1, y1 in word_rects:
         last = boxes[-1] if boxes else None
         if last and abs(last[1] - y0) < 2 and abs(last[3] - y1) < 2:
             last[0], last[2] = min(last[0], x0), max(last[2], x1)

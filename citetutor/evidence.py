@@ -6,6 +6,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from citetutor.chunking import line_boxes
 from citetutor.models.base import Embedder
 from citetutor.retrieval import Hit, tokenize
 
@@ -168,13 +169,5 @@ def sentence_boxes(sentence: Sentence) -> list[list[float]]:
     words = json.loads(sentence.hit.word_boxes or "null")
     if not words:
         return json.loads(sentence.hit.bboxes or "[]")
-    lines: list[list[float]] = []
-    for start, end, x0, y0, x1, y1 in words:
-        if end <= sentence.start or start >= sentence.end:
-            continue
-        last = lines[-1] if lines else None
-        if last and abs(last[1] - y0) < 2 and abs(last[3] - y1) < 2:
-            last[0], last[2] = min(last[0], x0), max(last[2], x1)
-        else:
-            lines.append([x0, y0, x1, y1])
-    return lines
+    return line_boxes(rect for start, end, *rect in words
+                      if not (end <= sentence.start or start >= sentence.end))

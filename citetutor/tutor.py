@@ -85,8 +85,7 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     found = _retrieve(gate, trace, question, scope)
     if not found.supported:
         return _refuse(["no_evidence" if not found.hits else "low_relevance"], 0, found.best_cosine)
-    sentences = _numbered(gate, trace, question, found)
-    relevance = max(s.cosine for s in sentences) if sentences else 0.0
+    sentences, relevance = _numbered(gate, trace, question, found)
     if relevance < gate.limits.min_sentence_relevance:
         return _refuse(["low_relevance"], 0, relevance)
     result = _gated(gate, trace, question, sentences, mode, notes, on_stage)
@@ -94,15 +93,15 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     return result
 
 
-def _numbered(gate: Gate, trace, question: str, found: Retrieval) -> list[Sentence]:
-    """The evidence sentences, as one span; the second half of the pre-gate reads their cosines."""
+def _numbered(gate: Gate, trace, question: str, found: Retrieval) -> tuple[list[Sentence], float]:
+    """The evidence sentences and the best one's cosine (the pre-gate's second half), as one span."""
     with trace.span("evidence") as span:
         sentences = number_evidence(found.hits, question, gate.embedder,
                                     gate.limits.evidence_sentences)
         best = max((s.cosine for s in sentences), default=0.0)
         passed = best >= gate.limits.min_sentence_relevance
         span.record(outcome="ok" if passed else "rejected", reason=None if passed else "low_relevance")
-    return sentences
+    return sentences, best
 
 
 def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
@@ -132,7 +131,7 @@ def draft_only(gate: Gate, question: str, scope: Scope, mode: Mode = "explain") 
         found = _retrieve(gate, trace, question, scope)
         draft = None
         if found.supported:
-            sentences = _numbered(gate, trace, question, found)
+            sentences, _ = _numbered(gate, trace, question, found)
             try:
                 draft = _draft(gate, trace, question, sentences, mode, "", "", 1, _ignore)
             except Rejected:
