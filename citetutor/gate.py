@@ -95,14 +95,16 @@ def verify_messages(sentences: list[Sentence], task: str) -> list[dict]:
     return [{"role": "system", "content": prompts.VERIFY_SYSTEM}, {"role": "user", "content": user}]
 
 
-# Two answers agree when they are this close in meaning (all-MiniLM-L6-v2 cosine) ...
-MIN_SAME_MEANING = 0.6
+# Two answers agree when they are near-paraphrases (all-MiniLM-L6-v2 cosine). Lower
+# values do not separate: two answers that both restate the question score about 0.68
+# whether they agree ("tangent to the circle") or not ("+k-direction").
+MIN_SAME_MEANING = 0.8
 
 
-def same_meaning(embedder: Embedder, reference: str, other: str) -> bool:
-    """... or when `other` holds at least half of `reference`'s content words."""
-    reference_words, other_words = set(stems(reference)), set(stems(other))
-    if reference_words and 2 * len(reference_words & other_words) >= len(reference_words):
+def same_meaning(embedder: Embedder, reference: str, other: str, question: str = "") -> bool:
+    """... or when `other` holds at least half of what `reference` adds to the question."""
+    added = new_words(reference, question)
+    if added and 2 * len(added & set(stems(other))) >= len(added):
         return True
     if not reference.strip() or not other.strip():
         return False

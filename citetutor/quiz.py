@@ -189,7 +189,7 @@ def _blind_check(gate: Gate, trace, item: QuizCandidate, evidence: list[Sentence
         if solved.choice_index != item.answer_index:
             raise Rejected("key_mismatch")
         return
-    if not same_meaning(gate.embedder, item.answer_text, solved.answer_text):
+    if not same_meaning(gate.embedder, item.answer_text, solved.answer_text, item.stem):
         raise Rejected("answer_mismatch")
 
 

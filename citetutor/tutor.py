@@ -170,7 +170,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if not solved.sentences:
                 reasons.append("blind_unanswerable")
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
-            _agrees_with_blind(gate.embedder, draft, solved)
+            _agrees_with_blind(gate.embedder, question, draft, solved)
             _support(gate, trace, question, sentences, draft, attempt, on_stage)
         except Rejected as rejection:
             reasons.append(rejection.code)
@@ -264,11 +264,11 @@ def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) ->
     return solved.model_copy(update={"sentences": [n for n in solved.sentences if n in known]})
 
 
-def _agrees_with_blind(embedder, draft: Draft, solved: BlindSolve) -> None:
-    """The draft must rest on a sentence the blind solver chose, or say what it said."""
+def _agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve) -> None:
+    """The draft must rest on a sentence the blind solver chose, or say what it added."""
     if {n for c in draft.claims for n in c.sentences} & set(solved.sentences):
         return
-    if not same_meaning(embedder, solved.answer, draft.answer):
+    if not same_meaning(embedder, solved.answer, draft.answer, question):
         raise Rejected("blind_disagrees")
 
 

@@ -193,6 +193,31 @@ def test_real_qwen_verifier_answers_in_schema_from_numbered_sentences(model_cach
     assert reply.model == chat.name == "embedded:Qwen2.5-Coder-0.5B-Instruct Q4_K_M"
 
 
+@needs_llama
+@pytest.mark.slow
+def test_lazy_grammar_writes_what_the_stock_grammar_sampler_writes(model_cache):
+    """Checking only the chosen token gives the same greedy JSON, and the grammar still binds."""
+    from llama_cpp import Llama
+    from citetutor.models.lazy_grammar import LazyGrammarLlama
+    from citetutor.schemas import support_verdict_for
+    path = str(assembled_gguf(QWEN_0_5B, model_cache))
+    messages = [{"role": "system", "content": prompts.VERIFY_SYSTEM},
+                {"role": "user", "content": prompts.VERIFY_USER.format(
+                    evidence="[S1] Any radial inward acceleration is called centripetal acceleration.",
+                    task="Claims:\n1. It points inward. cites S1\n2. It is zero. cites S1\n"
+                         "Task: judge each claim.")}]
+    schema = {"type": "json_object", "schema": support_verdict_for(2).model_json_schema()}
+    texts = []
+    for cls in (Llama, LazyGrammarLlama):
+        llama = cls(model_path=path, n_ctx=1024, n_threads=2, verbose=False)
+        reply = llama.create_chat_completion(messages=messages, temperature=0, max_tokens=120,
+                                             response_format=schema)
+        texts.append(reply["choices"][0]["message"]["content"])
+    assert texts[0] == texts[1]
+    assert len(support_verdict_for(2).model_validate_json(texts[1]).verdicts) == 2
+    assert llama._sampler.fallbacks > 0, "the model's first choice broke the grammar and was overruled"
+
+
 def test_strict_json_escapes_raw_control_characters():
     assert json.loads(strict_json('{"reason": "line one\nline two"}')) == {
         "reason": "line one\nline two"

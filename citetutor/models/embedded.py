@@ -155,14 +155,14 @@ class LlamaChat:
         """The loaded weights, loading them on the first call."""
         if self._llama is None:
             try:
-                from llama_cpp import Llama
+                from citetutor.models.lazy_grammar import LazyGrammarLlama
             except ImportError as exc:
                 raise ModelUnavailable(
                     "The embedded runtime needs llama-cpp-python: run `bash scripts/setup.sh`"
                 ) from exc
             path = assembled_gguf(self.spec, self.cache_dir)
             try:
-                self._llama = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                self._llama = LazyGrammarLlama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
                                     n_batch=512, verbose=False)
             except (ValueError, OSError) as exc:
                 raise ModelUnavailable(
@@ -171,12 +171,12 @@ class LlamaChat:
         return self._llama
 
     def chat_json(self, messages: list[dict], schema: dict) -> Reply:
-        """Greedy decoding constrained to `schema` (its length limits included)."""
+        """Greedy decoding constrained to `schema` (its length limits included), grammar checked lazily."""
         with self._lock:
             llama = self._load()
             try:
                 result = llama.create_chat_completion(
-                    messages=messages, temperature=0, max_tokens=self.max_tokens,
+                    messages=messages, temperature=0, repeat_penalty=1.0, max_tokens=self.max_tokens,
                     response_format={"type": "json_object", "schema": schema},
                 )
             except ValueError as exc:  # llama.cpp raises this for a prompt over n_ctx
