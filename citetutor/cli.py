@@ -68,20 +68,20 @@ def cmd_health(pipe: Pipeline, args) -> None:
 
 
 def cmd_bench(pipe: Pipeline, args) -> None:
-    """Time ingestion, then cold and cached retrieval side by side (ratios, not budgets)."""
-    from citetutor.retrieval import CandidateCache, Scope, search
-    subject = pipe.create_subject("bench")
-    started = time.perf_counter()
-    result = pipe.upload(Path(args.pdf).read_bytes(), Path(args.pdf).name, subject)
-    print(f"ingest: {time.perf_counter() - started:.2f} s for {result.pages} pages ({result.chunks} chunks)")
-    warm_cache, cold, warm = CandidateCache(), [], []
-    for query in (args.queries or ["definition", "example of the main idea", "what is the formula"]) * 3:
-        for cache, times in ((CandidateCache(), cold), (warm_cache, warm)):
-            t0 = time.perf_counter()
-            search(pipe.store, pipe.models.embedder, query, Scope(subject), cache=cache)
-            times.append((time.perf_counter() - t0) * 1000)
-    cold_ms, warm_ms = statistics.median(cold), statistics.median(warm)
-    print(f"retrieval median: cold {cold_ms:.1f} ms, cached {warm_ms:.1f} ms (ratio {warm_ms / cold_ms:.2f})")
+    """Retrieval at 1k/10k/100k chunks from the given PDFs' text; this and the previous path."""
+    from citetutor import benchmark
+    subject = pipe.create_subject("seed")
+    for pdf in args.pdfs:
+        started = time.perf_counter()
+        result = pipe.upload(Path(pdf).read_bytes(), Path(pdf).name, subject)
+        print(f"ingest {Path(pdf).name}: {time.perf_counter() - started:.2f} s for {result.pages} pages "
+              f"({result.chunks} chunks)")
+    seed = benchmark.seed_from(pipe.store, pipe.models.embedder.name)
+    questions = args.query or benchmark.DEFAULT_QUERIES
+    queries = list(zip(questions, pipe.models.embedder.embed(questions)))
+    rows = benchmark.run(seed, queries, args.sizes, pipe.settings.data_dir, args.previous_up_to,
+                         on_row=lambda r: print(benchmark.table([r]).splitlines()[-1], flush=True))
+    print(benchmark.table(rows))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -107,9 +107,13 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--draft-only", action="store_true",
                           help="also time one unchecked draft per supported question, side by side")
     sub.add_parser("health", help="check the models")
-    bench = sub.add_parser("bench", help="time ingestion and retrieval on a PDF")
-    bench.add_argument("pdf")
-    bench.add_argument("queries", nargs="*")
+    bench = sub.add_parser("bench", help="time retrieval on 1k/10k/100k-chunk libraries built from PDFs")
+    bench.add_argument("pdfs", nargs="+", help="course PDFs whose chunks seed the libraries")
+    bench.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    bench.add_argument("--previous-up-to", type=int, default=10_000,
+                       help="also time the replaced implementation up to this size (it needs "
+                            "about 77 s and 3.5 GB cold at 100k)")
+    bench.add_argument("--query", action="append", help="a query to time (repeatable)")
     return top
 
 

@@ -16,6 +16,7 @@ from citetutor.library import original_path, page_image_dir
 from citetutor.models.base import Embedder
 from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
 from citetutor.store import Store
+from citetutor.retrieval import index_terms
 
 Progress = Callable[[float, str], None]
 EMBED_BATCH = 32
@@ -149,9 +150,9 @@ def insert_chunks(cur, chunks: list[Chunk], vectors: np.ndarray, model: str) -> 
         return
     cur.executemany(
         "INSERT INTO chunks (id, doc_id, page_no, ord, text, char_start, char_end, bboxes, "
-        "word_boxes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [[c.id, c.doc_id, c.page_no, c.ord, c.text, c.start, c.end, c.bboxes, c.word_boxes]
-         for c in chunks],
+        "word_boxes, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [[c.id, c.doc_id, c.page_no, c.ord, c.text, c.start, c.end, c.bboxes, c.word_boxes,
+          index_terms(c.text)] for c in chunks],
     )
     insert_vectors(cur, [c.id for c in chunks], vectors, model)
 

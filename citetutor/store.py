@@ -53,17 +53,21 @@ MIGRATIONS: list[str] = [
     """,
     # 2: word boxes per chunk, so a cited sentence (not the whole chunk) is highlighted.
     "ALTER TABLE chunks ADD COLUMN word_boxes TEXT;",
+    # 3: each chunk's BM25 terms, tokenised once at ingest, so DuckDB counts the postings.
+    "ALTER TABLE chunks ADD COLUMN terms TEXT;",
 ]
 
 
 class Store:
     """Owns one DuckDB connection; every call takes its own cursor."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, memory_limit: str = "384MB"):
         self.path = Path(path)
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = duckdb.connect(str(path))
+        # DuckDB would take up to 80% of RAM for its buffers; on a laptop beside two models a
+        # cap keeps the app small, and larger work (a 100k-chunk postings count) spills to disk.
+        self._conn = duckdb.connect(str(path), config={"memory_limit": memory_limit})
         # DuckDB allows one writer; serialise writes across Streamlit threads.
         self._write_lock = threading.RLock()
         # Bumped on every commit that changes the library, so readers can tell whether the
@@ -109,6 +113,16 @@ class Store:
         cur = self._conn.cursor()
         try:
             return cur.execute(sql, params or []).fetchall()
+        finally:
+            cur.close()
+
+    def query_arrow(self, sql: str, params: list[Any] | None = None):
+        """Run a read and return a pyarrow Table: columns come back as blocks, not Python rows."""
+        cur = self._conn.cursor()
+        try:
+            relation = cur.sql(sql, params=params or None)
+            # DuckDB 1.4 renamed arrow() to to_arrow_table(); a relation converts without a copy.
+            return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
         finally:
             cur.close()
 

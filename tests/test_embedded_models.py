@@ -59,7 +59,7 @@ def test_minilm_shape_dtype_and_unit_norm(minilm):
 
 def test_minilm_reference_values(minilm):
     """First values for this sentence as printed by sentence-transformers (model card)."""
-    # Guards the hand-written forward pass: a wrong GELU, norm, mask or pooling shifts these.
+    # Guards the hand-written ONNX graph: a wrong GELU, norm, mask or pooling shifts these.
     vector = minilm.embed(["This is an example sentence"])[0]
     reference = [0.0677, 0.0635, 0.0487, 0.0793, 0.0374, 0.0027, 0.0394, -0.0071]
     assert np.allclose(vector[:8], reference, atol=2e-4)
@@ -90,6 +90,21 @@ def test_minilm_truncates_long_text_and_keeps_order(minilm):
     assert vectors.shape == (41, 384)
     assert np.allclose(vectors[7], minilm.embed([texts[7]])[0], atol=1e-5)
     assert minilm.embed([]).shape == (0, 384)
+
+
+def test_minilm_graph_is_built_once_and_rebuilt_when_its_builder_changes(minilm, monkeypatch):
+    from citetutor.models import minilm_onnx
+    minilm.embed(["warm"])
+    graph = minilm.cache_dir / "all-MiniLM-L6-v2.onnx"
+    built = graph.stat().st_mtime_ns
+    assert minilm_onnx.onnx_model(minilm.cache_dir / "all-MiniLM-L6-v2" / "model.safetensors",
+                                  {}, graph) == graph and graph.stat().st_mtime_ns == built
+    monkeypatch.setattr(minilm_onnx, "GRAPH_VERSION", minilm_onnx.GRAPH_VERSION + 1)
+    folder = minilm.cache_dir / "all-MiniLM-L6-v2"
+    config = json.loads((folder / "config.json").read_text())
+    minilm_onnx.onnx_model(folder / "model.safetensors", config, graph)
+    assert graph.stat().st_mtime_ns != built
+    assert not [p for p in graph.parent.iterdir() if p.name.startswith("tmp")], "no half-built files"
 
 
 # --- Tesseract ---------------------------------------------------------------------------

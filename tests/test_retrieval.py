@@ -5,7 +5,10 @@ from pathlib import Path
 import pytest
 
 from citetutor.errors import EmbeddingMismatch
-from citetutor.retrieval import CandidateCache, Scope, _rrf, search
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+from citetutor.retrieval import CandidateCache, Scope, fuse, search, tokenize
 from tests.corpus import MIT, SLIDES, corpus_file
 from tests.fakes import HashEmbedder
 from tests.helpers import make_pipeline
@@ -23,9 +26,42 @@ def pipe(tmp_path):
 
 
 def test_rrf_rewards_agreement_between_rankings():
-    import numpy as np
-    fused = _rrf([np.array([3.0, 2.0, 1.0]), np.array([1.0, 3.0, 2.0])], k=60)
-    assert fused.argmax() == 1, "second in one ranking and first in the other beats first-and-last"
+    rows, fused = fuse([np.array([0, 1, 2]), np.array([1, 2, 0])], rrf_k=60)
+    assert rows[fused.argmax()] == 1, "second in one ranking and first in the other beats first-and-last"
+    rows, fused = fuse([np.array([5]), np.array([], dtype=np.int64)], rrf_k=60)
+    assert rows.tolist() == [5] and np.isclose(fused[0], 1 / 61)
+
+
+QUERIES = ["net force mass acceleration cart", "static array capacity", "circular motion period",
+           "what is a dynamic array", "index zero", "the of and"]
+
+
+def test_bm25_postings_score_what_rank_bm25_scores(pipe):
+    candidates = CandidateCache().get(pipe.store, Scope(pipe.subject_id), pipe.models.embedder.name)
+    texts = dict(pipe.store.query("SELECT id, text FROM chunks"))
+    okapi = BM25Okapi([tokenize(texts[cid]) for cid in candidates.ids])
+    for query in QUERIES:
+        expected = okapi.get_scores(tokenize(query))
+        got = candidates.bm25.scores(tokenize(query))
+        matched = np.array([bool(set(tokenize(query)) & set(tokenize(texts[c]))) for c in candidates.ids])
+        assert np.allclose(got, np.where(matched, np.maximum(expected, 1e-6), 0), rtol=1e-5, atol=1e-6)
+
+
+def test_fusing_the_top_of_each_ranking_picks_what_full_rankings_pick(pipe):
+    """The old path ranked every chunk in both lists; fusing each list's top 100 agrees."""
+    scope = Scope(pipe.subject_id)
+    candidates = CandidateCache().get(pipe.store, scope, pipe.models.embedder.name)
+    for query in QUERIES[:5]:
+        lexical = candidates.bm25.scores(tokenize(query))
+        semantic = candidates.vectors @ pipe.models.embedder.embed([query])[0]
+        full = np.zeros(len(lexical))
+        for scores in (lexical, semantic):
+            ranks = np.empty(len(scores), dtype=np.int64)
+            ranks[np.argsort(-scores, kind="stable")] = np.arange(1, len(scores) + 1)
+            full += 1.0 / (60 + ranks)
+        expected = [candidates.ids[i] for i in np.argsort(-full, kind="stable")[:4]]
+        found = search(pipe.store, pipe.models.embedder, query, scope, k=4)
+        assert [h.id for h in found.hits][:2] == expected[:2], query
 
 
 def test_question_finds_its_page_and_respects_scope(pipe):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -214,82 +213,6 @@ def minilm_dir(cache_dir: Path) -> Path:
     return target
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf by Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7, below float32 noise)."""
-    # In-place steps: this runs on every (batch, tokens, 1536) activation and dominated runtime.
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * 1.061405429
-    for coef in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly += coef
-        poly *= t
-    np.square(a, out=a)
-    np.exp(np.negative(a, out=a), out=a)
-    poly *= a
-    return np.copysign(np.subtract(1.0, poly, out=poly), x, out=poly)
-
-
-def gelu(x: np.ndarray) -> np.ndarray:
-    """BERT's exact (erf) GELU."""
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(x.dtype))
-
-
-def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12):
-    """LayerNorm over the last axis."""
-    mean = x.mean(-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * weight + bias
-
-
-def softmax(x: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis, shifted for stability."""
-    e = np.exp(x - x.max(-1, keepdims=True))
-    return e / e.sum(-1, keepdims=True)
-
-
-class BertEncoder:
-    """The forward pass of a BERT encoder from its safetensors weights."""
-
-    def __init__(self, weights: dict[str, np.ndarray], heads: int, layers: int,
-                 eps: float = 1e-12):
-        self.w, self.heads, self.layers, self.eps = weights, heads, layers, eps
-
-    def _linear(self, x: np.ndarray, name: str) -> np.ndarray:
-        return x @ self.w[f"{name}.weight"].T + self.w[f"{name}.bias"]
-
-    def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
-        return layer_norm(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"], self.eps)
-
-    def _embed(self, ids: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
-        w = self.w
-        x = (w["embeddings.word_embeddings.weight"][ids]
-             + w["embeddings.position_embeddings.weight"][: ids.shape[1]]
-             + w["embeddings.token_type_embeddings.weight"][type_ids])
-        return self._norm(x, "embeddings.LayerNorm")
-
-    def _attention(self, x: np.ndarray, bias: np.ndarray, p: str) -> np.ndarray:
-        b, n, d = x.shape
-        split = lambda t: t.reshape(b, n, self.heads, d // self.heads).transpose(0, 2, 1, 3)
-        q, k, v = (split(self._linear(x, f"{p}.attention.self.{m}"))
-                   for m in ("query", "key", "value"))
-        scores = softmax(q @ k.transpose(0, 1, 3, 2) / math.sqrt(d // self.heads) + bias)
-        context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
-        return self._norm(self._linear(context, f"{p}.attention.output.dense") + x,
-                          f"{p}.attention.output.LayerNorm")
-
-    def __call__(self, ids: np.ndarray, mask: np.ndarray, type_ids: np.ndarray) -> np.ndarray:
-        """Last hidden states (batch, tokens, hidden)."""
-        x = self._embed(ids, type_ids)
-        # Padding keys get a large negative score so no token attends to them.
-        bias = ((1.0 - mask[:, None, None, :]) * -1e9).astype(np.float32)
-        for i in range(self.layers):
-            p = f"encoder.layer.{i}"
-            h = self._attention(x, bias, p)
-            ff = self._linear(gelu(self._linear(h, f"{p}.intermediate.dense")), f"{p}.output.dense")
-            x = self._norm(ff + h, f"{p}.output.LayerNorm")
-        return x
-
-
 class MiniLMEmbedder:
     """An Embedder on all-MiniLM-L6-v2: BERT, mean pooling over the mask, L2-normalised."""
 
@@ -307,8 +230,9 @@ class MiniLMEmbedder:
         """(tokenizer, encoder), loaded once on first use."""
         with self._lock:
             if self._model is None:
-                from safetensors.numpy import load_file
                 from tokenizers import Tokenizer
+
+                from citetutor.models.minilm_onnx import OnnxEncoder, onnx_model
 
                 folder = minilm_dir(self.cache_dir)
                 config = json.loads((folder / "config.json").read_text())
@@ -316,10 +240,9 @@ class MiniLMEmbedder:
                 # The shipped tokenizer pads and truncates to a fixed 128; use the model's 256.
                 tokenizer.enable_truncation(max_length=self.max_tokens)
                 tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-                encoder = BertEncoder(load_file(str(folder / "model.safetensors")),
-                                      config["num_attention_heads"], config["num_hidden_layers"],
-                                      config["layer_norm_eps"])
-                self._model = (tokenizer, encoder)
+                graph = onnx_model(folder / "model.safetensors", config,
+                                   self.cache_dir / f"{MINILM_DIR}.onnx")
+                self._model = (tokenizer, OnnxEncoder(graph))
             return self._model
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
