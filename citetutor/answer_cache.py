@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import asdict
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -14,11 +16,19 @@ from citetutor.store import Store
 
 def cache_key(question: str, mode: str, notes: str, evidence: list[str],
               models: tuple[str, ...], limits: BaseModel) -> str:
-    """Same question, settings, evidence, models, prompts and limits -> same key."""
+    """Same question, settings, evidence, models, prompts, limits and gate code -> same key."""
     prompt_text = [v for k, v in sorted(vars(prompts).items()) if k.isupper()]
     payload = json.dumps([" ".join(question.lower().split()), mode, notes.strip(), evidence, models,
-                          limits.model_dump(), prompt_text], default=str)
+                          limits.model_dump(), prompt_text, gate_fingerprint()], default=str)
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@functools.cache
+def gate_fingerprint() -> str:
+    """A hash of the code that decides what passes, so a fixed gate re-checks old answers."""
+    from citetutor import evidence, gate, schemas, tutor
+    sources = b"".join(Path(m.__file__).read_bytes() for m in (evidence, gate, schemas, tutor))
+    return hashlib.sha256(sources).hexdigest()
 
 
 def lookup(store: Store, key: str) -> dict | None:

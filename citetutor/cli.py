@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -22,6 +20,9 @@ def cmd_ingest(pipe: Pipeline, args) -> None:
     for path in args.pdfs:
         if not Path(path).is_file():
             raise InputError(f"No file at {path}: check the path and try again.")
+        limit = pipe.settings.limits.max_upload_mb
+        if Path(path).stat().st_size > limit * 1024 * 1024:  # before reading it into memory
+            raise InputError(f"'{Path(path).name}' is larger than {limit} MB; split it into chapters.")
         result = pipe.upload(Path(path).read_bytes(), Path(path).name, subject, args.password)
         note = " (already there)" if result.duplicate else ""
         print(f"{path}: {result.kind}, {result.status}, {result.pages} pages, {result.chunks} chunks{note}")
@@ -126,18 +127,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     settings = Settings()
     models = None
-    if args.command == "bench":
-        settings = settings.model_copy(update={"data_dir": Path(tempfile.mkdtemp(prefix="citetutor-bench-"))})
-    if args.command == "eval":
-        # A fresh library for every run (no cached answers), beside the learner's own; the
-        # models keep the learner's model cache so nothing is assembled twice.
+    scratch = None
+    if args.command in ("bench", "eval"):
+        # A fresh library for every run (no cached answers), inside the data dir beside the
+        # learner's own; the models keep the learner's model cache so nothing is built twice.
         models = build_models(settings)
-        scratch = settings.data_dir / "eval"
+        scratch = settings.data_dir / args.command
         shutil.rmtree(scratch, ignore_errors=True)
         settings = settings.model_copy(update={"data_dir": scratch})
+    if args.command == "eval":
+        scratch = None  # kept: the eval's library is there to look at afterwards
     try:
         COMMANDS[args.command](Pipeline(settings, models=models), args)
     except CiteTutorError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if scratch is not None:  # the bench's libraries reach 170 MB at 100k chunks
+            shutil.rmtree(scratch, ignore_errors=True)
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 NOT_ENOUGH_EVIDENCE = "Not enough evidence in this document"
@@ -69,13 +69,22 @@ class Settings(BaseSettings):
         "ollama (a server) or embedded (offline models in-process)."
     )
     ollama_host: str = Field("http://127.0.0.1:11434", description="Ollama server URL.")
-    request_timeout_s: float = Field(120.0, description="Timeout for one model call.")
+    request_timeout_s: float = Field(120.0, description="Longest one model call may take, in all.")
+    question_deadline_s: float = Field(
+        600.0, description="Longest one question may take across all its drafts and checks; "
+        "past it the tutor refuses instead of trying again.")
     parallel_blind_solve: bool = Field(
         True, description="Run the blind solve while the draft is being written."
     )
     models: ModelRoles = Field(default_factory=ModelRoles)
     limits: Limits = Field(default_factory=Limits)
     sentry: SentrySettings = Field(default_factory=SentrySettings)
+
+    @field_validator("data_dir")
+    @classmethod
+    def _expand_home(cls, value: Path) -> Path:
+        """`~/notes` means the home folder, as in a shell, not a folder named '~'."""
+        return Path(value).expanduser()
 
     @property
     def db_path(self) -> Path:

@@ -31,3 +31,7 @@ class NotFound(CiteTutorError):
 
 class InputError(CiteTutorError):
     """The learner's request is invalid (empty question, bad page range...)."""
+
+
+class LibraryUnavailable(CiteTutorError):
+    """The library (data folder or DuckDB file) cannot be opened."""

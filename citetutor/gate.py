@@ -31,6 +31,7 @@ class Gate:
     tracer: object
     limits: Limits
     parallel_blind_solve: bool = True
+    question_deadline_s: float = 600.0
     candidates: CandidateCache = field(default_factory=CandidateCache)
 
 

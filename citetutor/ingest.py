@@ -11,8 +11,8 @@ import numpy as np
 
 from citetutor.chunking import Chunk, chunk_page
 from citetutor.config import Limits
-from citetutor.errors import InputError, PdfError
-from citetutor.library import original_path, page_image_dir
+from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError, PdfError
+from citetutor.library import drop_files_if_unowned, file_lock, original_path, page_image_dir
 from citetutor.models.base import Embedder
 from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
 from citetutor.store import Store
@@ -48,29 +48,40 @@ def ingest_pdf(store: Store, embedder: Embedder, files_dir: Path, data: bytes, f
                subject_id: int, limits: Limits, password: str | None = None,
                progress: Progress = _quiet) -> IngestResult:
     """Ingest one PDF; on any error nothing is stored and no file is left behind."""
+    filename = readable_filename(filename)
     _check_size(data, filename, limits)
     sha = hashlib.sha256(data).hexdigest()
     doc_id = document_id(subject_id, sha)
-    existing = store.query_dicts("SELECT * FROM documents WHERE id = ?", [doc_id])
-    if existing:
-        return _duplicate(store, existing[0])
-    pages = _read_pages(data, filename, password, limits, progress)
-    written: list[Path] = []
-    try:
-        kind = "scan" if any(p.is_scanned for p in pages) else "text"
-        images = _keep_files(data, filename, password, pages, files_dir, sha, limits, written)
-        chunks = [c for p in pages if not p.is_scanned
-                  for c in chunk_page(doc_id, p, limits.chunk_chars, limits.chunk_overlap)]
-        vectors = embed_texts(embedder, [c.text for c in chunks], progress)
-        status = "needs_review" if kind == "scan" else "ready"
-        _store_document(store, doc_id, sha, subject_id, filename, kind, status, pages, images,
-                        chunks, vectors, embedder)
-    except BaseException:
-        for path in written:
-            path.unlink(missing_ok=True)
-        raise
+    with file_lock(sha):  # the same PDF uploaded twice at once: the second finds the first
+        existing = store.query_dicts("SELECT * FROM documents WHERE id = ?", [doc_id])
+        if existing:
+            return _duplicate(store, existing[0])
+        pages = _read_pages(data, filename, password, limits, progress)
+        try:
+            kind = "scan" if any(p.is_scanned for p in pages) else "text"
+            images = _keep_files(data, filename, password, pages, files_dir, sha, limits)
+            chunks = [c for p in pages if not p.is_scanned
+                      for c in chunk_page(doc_id, p, limits.chunk_chars, limits.chunk_overlap)]
+            vectors = embed_texts(embedder, [c.text for c in chunks], progress)
+            status = "needs_review" if kind == "scan" else "ready"
+            _store_document(store, doc_id, sha, subject_id, filename, kind, status, pages, images,
+                            chunks, vectors, embedder)
+        except BaseException:  # Streamlit's Stop and Rerun too: they can fire inside progress
+            drop_files_if_unowned(store, files_dir, sha)
+            raise
     progress(1.0, "Done")
     return IngestResult(doc_id, _title(filename), kind, status, len(pages), len(chunks))
+
+
+def readable_filename(name: str) -> str:
+    """A name that can be stored and shown: stray bytes read as Latin-1, no folders or controls."""
+    raw = name.encode("utf-8", "surrogateescape")  # a Latin-1 name arrives as surrogates
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    text = "".join(ch for ch in text.replace("\\", "/") if ch.isprintable())
+    return Path(text).name.strip() or "upload.pdf"
 
 
 def _check_size(data: bytes, filename: str, limits: Limits) -> None:
@@ -108,13 +119,14 @@ def _read_pages(data: bytes, filename: str, password: str | None, limits: Limits
 
 
 def _keep_files(data: bytes, filename: str, password: str | None, pages: list[PageContent],
-                files_dir: Path, sha: str, limits: Limits, written: list[Path]) -> dict[int, str]:
+                files_dir: Path, sha: str, limits: Limits) -> dict[int, str]:
     """Keep the original PDF and render the scanned pages' images for OCR and review."""
     files_dir.mkdir(parents=True, exist_ok=True)
     original = original_path(files_dir, sha)
     if not original.exists():
-        original.write_bytes(data)
-        written.append(original)
+        partial = original.with_suffix(".part")
+        partial.write_bytes(data)
+        partial.replace(original)  # whole or absent
     scanned = [p.page_no for p in pages if p.is_scanned]
     if not scanned:
         return {}
@@ -126,7 +138,6 @@ def _keep_files(data: bytes, filename: str, password: str | None, pages: list[Pa
         for page_no in scanned:
             path = image_dir / f"p{page_no}.png"
             path.write_bytes(render_png(doc, page_no, limits.ocr_dpi))
-            written.append(path)
             images[page_no] = str(path)
         return images
     finally:
@@ -134,14 +145,33 @@ def _keep_files(data: bytes, filename: str, password: str | None, pages: list[Pa
 
 
 def embed_texts(embedder: Embedder, texts: list[str], progress: Progress = _quiet) -> np.ndarray:
-    """Embed texts in batches, reporting progress."""
+    """Embed texts in batches, reporting progress; the vectors are checked before any is kept."""
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     batches = []
     for start in range(0, len(texts), EMBED_BATCH):
         progress(0.4 + 0.55 * start / len(texts), f"Embedding passage {start + 1} of {len(texts)}")
-        batches.append(embedder.embed(texts[start:start + EMBED_BATCH]))
+        batch = texts[start:start + EMBED_BATCH]
+        batches.append(checked_vectors(embedder, embedder.embed(batch), len(batch)))
+    if len({b.shape[1] for b in batches}) > 1:
+        raise ModelOutputError(f"{embedder.name} returned vectors of different sizes within one "
+                               "document; check the embedding model, then upload again.")
     return np.vstack(batches)
+
+
+def checked_vectors(embedder: Embedder, vectors, count: int) -> np.ndarray:
+    """`count` finite, non-zero vectors of one size, or a ModelOutputError naming the model."""
+    try:
+        vectors = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError):
+        vectors = np.zeros((0, 0), dtype=np.float32)
+    fix = "check that the embedding model is installed and working, then try again."
+    if vectors.ndim != 2 or vectors.shape[0] != count or vectors.shape[1] == 0:
+        raise ModelOutputError(f"{embedder.name} returned {vectors.shape[0] if vectors.ndim else 0} "
+                               f"usable vectors for {count} passages; {fix}")
+    if not np.isfinite(vectors).all() or not np.linalg.norm(vectors, axis=1).all():
+        raise ModelOutputError(f"{embedder.name} returned empty or non-numeric (NaN) vectors; {fix}")
+    return vectors
 
 
 def insert_chunks(cur, chunks: list[Chunk], vectors: np.ndarray, model: str) -> None:
@@ -168,6 +198,7 @@ def _store_document(store: Store, doc_id: str, sha: str, subject_id: int, filena
                     chunks: list[Chunk], vectors: np.ndarray, embedder: Embedder) -> None:
     """Write the document, its pages, chunks and vectors atomically."""
     dim = int(vectors.shape[1]) if len(chunks) else None
+    check_dimension(store, embedder.name, dim)
     with store.transaction() as cur:
         cur.execute(
             "INSERT INTO documents (id, sha256, subject_id, title, filename, kind, status, "
@@ -182,6 +213,17 @@ def _store_document(store: Store, doc_id: str, sha: str, subject_id: int, filena
               images.get(p.page_no), p.width, p.height] for p in pages],
         )
         insert_chunks(cur, chunks, vectors, embedder.name)
+
+
+def check_dimension(store: Store, model: str, dim: int | None) -> None:
+    """Vectors of one model name must have one size, or no question could compare them."""
+    known = store.query("SELECT DISTINCT embedding_dim FROM documents WHERE embedding_model = ? "
+                        "AND embedding_dim IS NOT NULL", [model])
+    if dim is not None and known and known[0][0] != dim:
+        raise EmbeddingMismatch(
+            f"{model} now returns {dim}-number vectors, but your library holds {known[0][0]}-number "
+            "ones under the same name (the model behind the name changed). Use 'Re-embed' in the "
+            "Library, or restore the previous model.")
 
 
 def _review_state(page: PageContent) -> str:

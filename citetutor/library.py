@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 from citetutor.errors import InputError, NotFound
@@ -62,18 +63,51 @@ def page_image_dir(files_dir: Path, sha256: str) -> Path:
     return files_dir / sha256
 
 
+# One lock per file content: an upload, a failed upload's clean-up and a delete of the same
+# PDF (in any subject) never interleave, so a file is removed only when no committed row owns
+# it. Two processes cannot share a library (DuckDB's file lock), so threads are the only race.
+_FILE_LOCKS: dict[str, threading.Lock] = {}
+_FILE_LOCKS_GUARD = threading.Lock()
+
+
+def file_lock(sha256: str) -> threading.Lock:
+    """The lock for one file content."""
+    with _FILE_LOCKS_GUARD:
+        return _FILE_LOCKS.setdefault(sha256, threading.Lock())
+
+
+def drop_files_if_unowned(store: Store, files_dir: Path, sha256: str) -> None:
+    """Remove a file content's original and page images unless a committed document uses them."""
+    if not store.query("SELECT 1 FROM documents WHERE sha256 = ?", [sha256]):
+        original_path(files_dir, sha256).unlink(missing_ok=True)
+        shutil.rmtree(page_image_dir(files_dir, sha256), ignore_errors=True)
+
+
+def sweep_orphan_files(store: Store, files_dir: Path) -> int:
+    """At start-up: remove files no document row owns (left by a crash mid-upload); count them."""
+    if not files_dir.is_dir():
+        return 0
+    owned = {row[0] for row in store.query("SELECT DISTINCT sha256 FROM documents")}
+    removed = 0
+    for entry in files_dir.iterdir():
+        if entry.name.removesuffix(".pdf") not in owned:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 def delete_document(store: Store, files_dir: Path, doc_id: str) -> None:
     """Delete a document, its pages, chunks and vectors; files go when no document uses them."""
     doc = get_document(store, doc_id)
-    with store.transaction() as cur:
-        cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)", [doc_id])
-        for table in ("chunks", "pages", "quiz_items"):
-            cur.execute(f"DELETE FROM {table} WHERE doc_id = ?", [doc_id])
-        cur.execute("DELETE FROM documents WHERE id = ?", [doc_id])
-        cur.execute("DELETE FROM answer_cache")  # cached answers may cite this document
-    if not store.query("SELECT 1 FROM documents WHERE sha256 = ?", [doc["sha256"]]):
-        original_path(files_dir, doc["sha256"]).unlink(missing_ok=True)
-        shutil.rmtree(page_image_dir(files_dir, doc["sha256"]), ignore_errors=True)
+    with file_lock(doc["sha256"]):
+        with store.transaction() as cur:
+            cur.execute("DELETE FROM embeddings WHERE chunk_id IN "
+                        "(SELECT id FROM chunks WHERE doc_id = ?)", [doc_id])
+            for table in ("chunks", "pages", "quiz_items"):
+                cur.execute(f"DELETE FROM {table} WHERE doc_id = ?", [doc_id])
+            cur.execute("DELETE FROM documents WHERE id = ?", [doc_id])
+            cur.execute("DELETE FROM answer_cache")  # cached answers may cite this document
+        drop_files_if_unowned(store, files_dir, doc["sha256"])
 
 
 def delete_subject(store: Store, files_dir: Path, subject_id: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stringprep
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,8 +68,17 @@ def _authenticate(doc: pymupdf.Document, name: str, password: str | None) -> Non
     """Unlock an encrypted document or say what is needed."""
     if not password:
         raise PasswordRequired(f"'{name}' is password-protected: enter its password and upload again.")
-    if not doc.authenticate(password):
+    # AES-256 (R6) passwords are SASLprep-ed by the app that encrypts; MuPDF does not do it.
+    if not any(doc.authenticate(p) for p in dict.fromkeys([password, saslprep(password)])):
         raise PasswordRequired(f"The password for '{name}' is not correct: check it and try again.")
+
+
+def saslprep(text: str) -> str:
+    """RFC 4013 SASLprep mapping and normalisation (what PDF 2.0 asks of R6 passwords)."""
+    mapped = "".join(
+        " " if stringprep.in_table_c12(ch) else "" if stringprep.in_table_b1(ch) else ch
+        for ch in text)
+    return unicodedata.normalize("NFKC", mapped)
 
 
 def page_count(doc: pymupdf.Document, name: str) -> int:
@@ -123,6 +133,18 @@ def _join_words(raw_words: list[tuple]) -> tuple[str, list[Word]]:
     return "".join(parts), words
 
 
+# Longest side of a kept page image. A poster-sized page (14400 pt) at 150 dpi would be a
+# 30000-pixel image, past MuPDF's limits; this keeps handwriting readable and files small.
+MAX_IMAGE_PIXELS = 4000
+
+
 def render_png(doc: pymupdf.Document, page_no: int, dpi: int) -> bytes:
-    """Render one page (1-based) to PNG bytes."""
-    return doc.load_page(page_no - 1).get_pixmap(dpi=dpi).tobytes("png")
+    """Render one page (1-based) to PNG bytes, scaled down if the page is very large."""
+    page = doc.load_page(page_no - 1)
+    longest_pt = max(page.rect.width, page.rect.height, 1.0)
+    dpi = max(1, min(dpi, int(MAX_IMAGE_PIXELS * 72 / longest_pt)))
+    try:
+        return page.get_pixmap(dpi=dpi).tobytes("png")
+    except (RuntimeError, ValueError, MemoryError) as exc:  # MuPDF's FzError* are RuntimeErrors
+        raise PdfError(f"Page {page_no} could not be drawn as an image ({exc}); re-scan or "
+                       "re-export the PDF at a normal page size.") from exc

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from citetutor import gate, library, quiz, scan, tracing, tutor
@@ -22,13 +23,17 @@ class Pipeline:
     """Wires settings, store, models and tracer; every method is one user action."""
 
     def __init__(self, settings: Settings, models: ModelSet | None = None, store: Store | None = None):
+        # Everything CiteTutor writes (library, originals, page images) is the learner's own:
+        # files 0600, folders 0700, whatever the shell's umask.
+        os.umask(0o077)
         self.settings = settings
         self.store = store or Store(settings.db_path)
+        library.sweep_orphan_files(self.store, settings.files_dir)
         self.models = models or build_models(settings)
         self.tracer = tracing.Tracer(self.store, settings.sentry)
         self.gate = gate.Gate(self.store, self.models.embedder, self.models.drafter,
                                self.models.verifier, self.tracer, settings.limits,
-                               settings.parallel_blind_solve)
+                               settings.parallel_blind_solve, settings.question_deadline_s)
 
     # Library
     def create_subject(self, name: str) -> int:

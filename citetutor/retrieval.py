@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from citetutor.errors import EmbeddingMismatch, InputError
+from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError
 from citetutor.models.base import Embedder
 from citetutor.store import Store
 
@@ -150,8 +150,14 @@ SCOPED_CHUNKS = ("FROM chunks c JOIN documents d ON d.id = c.doc_id "
 
 def build_candidates(store: Store, scope: Scope, model: str) -> Candidates:
     """Load a scope's vectors as one block and its BM25 postings, counted inside DuckDB."""
-    where, params = _scope_sql(scope)
     backfill_terms(store)
+    with store.snapshot() as reads:  # an upload committing meanwhile must not split the two
+        return _candidates_from(reads, scope, model)
+
+
+def _candidates_from(store, scope: Scope, model: str) -> Candidates:
+    """The candidates as of one snapshot of the store."""
+    where, params = _scope_sql(scope)
     scoped = SCOPED_CHUNKS.format(where=where)
     table = store.query_arrow(
         "SELECT c.id, e.vector, CASE WHEN c.terms = '' THEN 0 ELSE len(string_split(c.terms, ' ')) END "
@@ -228,7 +234,12 @@ def search(store: Store, embedder: Embedder, query: str, scope: Scope, k: int = 
     if not len(candidates.ids):
         return Retrieval()
     if query_vector is None:
-        query_vector = embedder.embed([query])[0]
+        query_vector = embedder.embed([query])
+        query_vector = np.asarray(query_vector, dtype=np.float32)[0] if len(query_vector) else None
+    if (query_vector is None or query_vector.shape != candidates.vectors.shape[1:]
+            or not np.isfinite(query_vector).all()):
+        raise ModelOutputError(f"{embedder.name} returned no usable vector for the question; check "
+                               "that the embedding model is installed and working, then ask again.")
     return rank(store, candidates, tokenize(query), query_vector, k, rrf_k, min_cosine)
 
 

@@ -9,6 +9,8 @@ from typing import Any, Iterator
 
 import duckdb
 
+from citetutor.errors import LibraryUnavailable
+
 MIGRATIONS: list[str] = [
     # 1: the whole first schema.
     """
@@ -58,22 +60,79 @@ MIGRATIONS: list[str] = [
 ]
 
 
+def _connect(path: Path, in_memory: bool, memory_limit: str) -> duckdb.DuckDBPyConnection:
+    """Open the DuckDB file, turning each way it can fail into what to do about it."""
+    where = "set CITETUTOR_DATA_DIR to another folder"
+    try:
+        if not in_memory:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        connection = duckdb.connect(":memory:" if in_memory else str(path),
+                                    config={"memory_limit": memory_limit})
+        connection.execute("SELECT count(*) FROM duckdb_tables()").fetchone()
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise LibraryUnavailable(f"The data folder {path.parent} is a file, not a folder: move "
+                                 f"that file away or {where}.") from exc
+    except PermissionError as exc:
+        raise LibraryUnavailable(f"No permission to write in {path.parent}: fix its permissions "
+                                 f"or {where}.") from exc
+    except duckdb.Error as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise LibraryUnavailable(
+                "CiteTutor is already open in another window or process, which holds the library "
+                f"{path}. Close that one first (or {where}).") from exc
+        if "not a valid" in text or "Could not read" in text or "corrupt" in text.lower():
+            raise LibraryUnavailable(
+                f"{path} is damaged or not a CiteTutor library. Rename it (for example to "
+                f"{path.name}.bad) to start a fresh library, or {where}.") from exc
+        raise LibraryUnavailable(f"Cannot open the library {path} ({text.splitlines()[0]}); "
+                                 f"check the folder, or {where}.") from exc
+    return connection
+
+
+def _arrow(cur: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None):
+    """One read as a pyarrow Table."""
+    relation = cur.sql(sql, params=params or None)
+    # DuckDB 1.4 renamed arrow() to to_arrow_table(); a relation converts without a copy.
+    return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+
+
+class Snapshot:
+    """Reads inside one transaction (see Store.snapshot)."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection):
+        self._cur = cur
+
+    def query(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
+        """All rows of one read."""
+        return self._cur.execute(sql, params or []).fetchall()
+
+    def query_arrow(self, sql: str, params: list[Any] | None = None):
+        """One read as a pyarrow Table."""
+        return _arrow(self._cur, sql, params)
+
+
 class Store:
     """Owns one DuckDB connection; every call takes its own cursor."""
 
     def __init__(self, path: Path | str, memory_limit: str = "384MB"):
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         # DuckDB would take up to 80% of RAM for its buffers; on a laptop beside two models a
         # cap keeps the app small, and larger work (a 100k-chunk postings count) spills to disk.
-        self._conn = duckdb.connect(str(path), config={"memory_limit": memory_limit})
+        self._conn = _connect(self.path, str(path) == ":memory:", memory_limit)
         # DuckDB allows one writer; serialise writes across Streamlit threads.
         self._write_lock = threading.RLock()
         # Bumped on every commit that changes the library, so readers can tell whether the
         # candidates they cached are current; trace and answer-cache writes leave it alone.
         self.generation = 0
-        self.migrate()
+        try:
+            self.migrate()
+        except duckdb.Error as exc:  # a truncated file can open and then fail on first read
+            self._conn.close()
+            raise LibraryUnavailable(
+                f"{self.path} is damaged or not a CiteTutor library. Rename it (for example to "
+                f"{self.path.name}.bad) to start a fresh library, or set CITETUTOR_DATA_DIR to "
+                "another folder.") from exc
 
     def migrate(self) -> int:
         """Apply pending numbered migrations; return the schema version."""
@@ -120,10 +179,19 @@ class Store:
         """Run a read and return a pyarrow Table: columns come back as blocks, not Python rows."""
         cur = self._conn.cursor()
         try:
-            relation = cur.sql(sql, params=params or None)
-            # DuckDB 1.4 renamed arrow() to to_arrow_table(); a relation converts without a copy.
-            return relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+            return _arrow(cur, sql, params)
         finally:
+            cur.close()
+
+    @contextmanager
+    def snapshot(self) -> Iterator["Snapshot"]:
+        """Several reads that see one committed state, whatever commits meanwhile."""
+        cur = self._conn.cursor()
+        cur.execute("BEGIN TRANSACTION")
+        try:
+            yield Snapshot(cur)
+        finally:
+            cur.execute("ROLLBACK")  # read-only: nothing to keep
             cur.close()
 
     def query_dicts(self, sql: str, params: list[Any] | None = None) -> list[dict]:

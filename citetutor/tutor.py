@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Literal
 
@@ -115,11 +117,17 @@ def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
     if cached:
         return _from_cache(cached)
     on_stage("blind_solve", 0)  # called here: UI callbacks must run on the caller's thread
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    deadline = time.monotonic() + gate.question_deadline_s
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
         blind = pool.submit(_blind_solve, gate, trace, question, sentences)
         if not gate.parallel_blind_solve:
-            blind.result()
-        result = _attempts(gate, trace, question, sentences, mode, notes, blind, on_stage)
+            _wait(blind, deadline)
+        result = _attempts(gate, trace, question, sentences, mode, notes, blind, on_stage, deadline)
+    except Rejected as late:  # only the deadline escapes the attempts
+        result = _refuse([late.code], 0)
+    finally:
+        pool.shutdown(wait=False)  # past the deadline, a still-running blind solve is abandoned
     if result.status == "answered":
         answer_cache.keep(gate.store, key, result)
     return result
@@ -157,16 +165,31 @@ def _from_cache(fields: dict) -> TutorAnswer:
     return TutorAnswer(citations=citations, claims=claims, **fields)
 
 
+def _wait(blind: Future, deadline: float) -> BlindSolve:
+    """The blind solve's result, or a 'deadline' rejection when the question has run out of time."""
+    try:
+        return blind.result(timeout=max(0.0, deadline - time.monotonic()))
+    except FutureTimeout as exc:
+        raise Rejected("deadline") from exc
+
+
 def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
-              blind: Future, on_stage: StageCallback) -> TutorAnswer:
-    """Up to max_attempts drafts, each retried with the previous rejection reason."""
+              blind: Future, on_stage: StageCallback, deadline: float) -> TutorAnswer:
+    """Up to max_attempts drafts, each retried with the previous rejection reason, in time."""
     reasons: list[str] = []
     feedback = ""
     for attempt in range(1, gate.limits.max_attempts + 1):
+        if time.monotonic() > deadline:
+            reasons.append("deadline")
+            return _refuse(reasons, attempt - 1)
         try:
             draft = _draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
             guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
-            solved = blind.result()
+            try:
+                solved = _wait(blind, deadline)
+            except Rejected:
+                reasons.append("deadline")
+                return _refuse(reasons, attempt)
             if not solved.sentences:
                 reasons.append("blind_unanswerable")
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence

@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -44,6 +45,8 @@ class FakeOllama:
         self.history: list[tuple[str, dict]] = []
         self.embedder: Callable[[str], list[float]] = hashed_bag_of_words
         self.done_reason = "stop"
+        self.trickle_s = 0.0  # > 0: send each reply a few bytes at a time, this far apart
+        self.raw_body: bytes | None = None  # set: answer every request with these bytes
         self._queues: dict[str, deque[ChatScript]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -156,12 +159,18 @@ def _handler_for(server: FakeOllama) -> type[BaseHTTPRequestHandler]:
 
         def _answer(self, method: str, body: dict) -> None:
             status, payload = server.route(method, self.path.split("?")[0], body)
-            data = json.dumps(payload).encode()
+            data = server.raw_body if server.raw_body is not None else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(data)
+            if not server.trickle_s:
+                self.wfile.write(data)
+                return
+            for start in range(0, len(data), 8):  # every read arrives well within the timeout
+                self.wfile.write(data[start:start + 8])
+                self.wfile.flush()
+                time.sleep(server.trickle_s)
 
         def log_message(self, format: str, *args) -> None:
             pass  # keep pytest output clean

@@ -233,6 +233,21 @@ def test_tutor_shows_model_errors_instead_of_crashing(env, ollama_server):
     assert any(f"ollama pull {ROLES.drafter}" in e for e in errors), errors
 
 
+def test_an_unexpected_bug_shows_a_reference_not_a_traceback(env, monkeypatch):
+    preingest(env, MIT, "mit-ch06.pdf")
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug, not the learner's fault")
+    monkeypatch.setattr(Pipeline, "ask", broken)
+    at = start_app()
+    at.switch_page("pages/tutor.py")
+    run(at)
+    run(at.chat_input[0].set_value(QUESTION))
+    errors = texts(at.error)
+    assert any(re.search(r"reference [0-9a-f]{8}", e) for e in errors), errors
+    assert not at.exception and not any("ValueError" in e for e in errors)
+
+
 # Quiz
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from citetutor.errors import CiteTutorError, PasswordRequired
-from tests.corpus import CORPUS, corpus_file
+from tests.corpus import CORPUS, MIT, corpus_file
 from tests.helpers import make_pipeline
 
 PASSWORDS = {
@@ -33,7 +33,7 @@ def test_broken_pdf_errors_clearly_or_ingests_whole(tmp_path, name):
         assert any(w in message for w in ("re-export", "Re-export", "password", "pick", "nothing to study",
                                           "check", "split")), f"error says how to fix: {message}"
         assert _counts(pipe) == (0, 0, 0, 0), "nothing half-stored"
-        assert not list((tmp_path / "files").rglob("*.*")), "no files left behind"
+        assert not list((tmp_path / "files").rglob("*")), "no files or empty folders left behind"
         return
     doc = pipe.document(result.doc_id)
     pages, chunks, vectors = _counts(pipe)[1:]
@@ -64,3 +64,17 @@ def test_arabic_presentation_forms_are_normalised_for_search(tmp_path):
     result = pipe.upload(corpus_file("broken", name).read_bytes(), name, subject)
     text = pipe.store.query("SELECT text FROM chunks WHERE doc_id = ?", [result.doc_id])[0][0]
     assert not any(0xFB50 <= ord(ch) <= 0xFEFF for ch in text), "NFKC maps presentation forms"
+
+
+def test_aes256_password_is_saslprepped_like_the_app_that_encrypted_it(tmp_path):
+    import pymupdf
+
+    from citetutor.pdf import saslprep
+    typed = "Kraft\u00a0Ⅸ\u00adgrad"  # no-break space, Roman numeral nine, soft hyphen
+    assert saslprep(typed) == "Kraft IXgrad"
+    source = pymupdf.open(stream=corpus_file(*MIT).read_bytes(), filetype="pdf")
+    locked = source.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw=saslprep(typed),
+                            owner_pw="owner-" + saslprep(typed))
+    pipe = make_pipeline(tmp_path)
+    result = pipe.upload(locked, "locked.pdf", pipe.create_subject("S"), password=typed)
+    assert result.chunks > 0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from citetutor.errors import InputError
-from tests.corpus import HANDWRITTEN, MIT, corpus_file
+from tests.corpus import HANDWRITTEN, MIT, SLIDES, corpus_file
 from tests.fakes import HashEmbedder
 from tests.helpers import make_pipeline
 
@@ -92,3 +92,27 @@ def test_reembed_replaces_vectors_and_model_identity(tmp_path):
     dims = pipe.store.query("SELECT DISTINCT model, len(vector) FROM embeddings")
     assert dims == [("test:hash-32", 32)]
     assert np.isclose(pipe.document(result.doc_id)["embedding_dim"], 32)
+
+
+def test_a_poster_sized_scanned_page_is_kept_as_a_bounded_image(tmp_path):
+    import pymupdf
+    from tests.test_embedded_models import render_png as text_png
+    doc = pymupdf.open()
+    page = doc.new_page(width=14400, height=14400)
+    page.insert_image(page.rect, stream=text_png("Momentum is mass times velocity"))
+    pipe = make_pipeline(tmp_path)
+    result = pipe.upload(doc.tobytes(), "poster.pdf", pipe.create_subject("S"))
+    assert result.kind == "scan"
+    image = pymupdf.Pixmap(pipe.scan_pages(result.doc_id)[0]["image_path"])
+    assert max(image.width, image.height) <= 4000
+
+
+def test_latin1_and_path_like_file_names_are_stored_readably(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("S")
+    name = b"caf\xe9 notes.pdf".decode("utf-8", "surrogateescape")  # as a Latin-1 file system hands it over
+    result = pipe.upload(corpus_file(*MIT).read_bytes(), name, subject)
+    assert result.title == "café notes"
+    assert pipe.store.query("SELECT filename FROM documents")[0][0] == "café notes.pdf"
+    other = pipe.upload(corpus_file(*SLIDES).read_bytes(), "..\\..\\evil/../x.pdf", subject)
+    assert other.title == "x"

@@ -196,3 +196,21 @@ def test_auto_runtime_falls_back_to_embedded_and_says_why(ollama_server, tmp_pat
     down = f"http://127.0.0.1:{closed_port()}"
     models = build_models(Settings(data_dir=tmp_path, ollama_host=down))
     assert models.runtime == "embedded" and f"Ollama at {down} is not running" in models.label
+
+
+def test_a_trickled_reply_is_cut_off_at_the_call_timeout(ollama_server):
+    import time
+    ollama_server.enqueue_chat("qwen2.5:3b", json.dumps(REPLY) + " " * 400)
+    ollama_server.trickle_s = 0.05  # ~60 reads, each far inside httpx's 2 s read timeout
+    chat = OllamaChat(ollama.Client(host=ollama_server.url, timeout=2), "qwen2.5:3b", timeout_s=1.0)
+    started = time.monotonic()
+    with pytest.raises(ModelUnavailable, match="within 1 s"):
+        chat.chat_json(MESSAGES, SCHEMA)
+    assert time.monotonic() - started < 1.8
+
+
+def test_a_server_that_is_not_ollama_says_so(ollama_server, client):
+    ollama_server.enqueue_chat("qwen2.5:3b", json.dumps(REPLY))  # status 200 ...
+    ollama_server.raw_body = b"<html>login page</html>"  # ... with a body that is not JSON
+    with pytest.raises(ModelUnavailable, match="not Ollama's API"):
+        OllamaChat(client, "qwen2.5:3b").chat_json(MESSAGES, SCHEMA)

@@ -125,3 +125,14 @@ def test_source_sentences_come_only_from_the_page_range(pipe):
         "SELECT page_no, text FROM chunks WHERE page_no BETWEEN 3 AND 4 AND doc_id = ?",
         [pipe.doc.doc_id]))
     assert all(text in re.sub(r"\s+", " ", page_text) for _, text in sentences)
+
+
+def test_the_blind_solver_reads_evidence_found_again_from_the_stem_alone(pipe):
+    def unrelated_stem(messages):
+        number, _ = sentence_with(messages, "inward")
+        return QuizCandidate(stem="zyxwv qqqq blorft?", kind="short", answer_text="radially inward",
+                             sentences=[number])
+    pipe.models.drafter.enqueue(unrelated_stem)
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="short")
+    assert result.rejected == {"blind_unanswerable": 1} and not result.items
+    assert pipe.models.verifier.history == [], "nothing matches the stem, so no solver call"

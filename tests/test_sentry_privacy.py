@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import subprocess
+import sys
 import threading
 import uuid
 
@@ -266,7 +268,15 @@ def test_transport_alone_strips_content(sentry_capture):
 
 
 def test_blank_dsn_imports_nothing_and_is_off():
-    assert init_sentry(SentrySettings(dsn="  ")) is False
+    # In a fresh interpreter: this test module itself imports sentry_sdk.
+    probe = ("import sys\nfrom citetutor.config import SentrySettings\n"
+             "from citetutor.tracing import Tracer, init_sentry\nfrom citetutor.store import Store\n"
+             "assert init_sentry(SentrySettings(dsn='  ')) is False\n"
+             "with Tracer(Store(':memory:'), SentrySettings(dsn='')).request('ask', 1) as trace:\n"
+             "    trace.finish('answered', None, 1)\n"
+             "print('sentry_sdk' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
 
 
 def test_transport_must_be_filtering(sentry_capture):

@@ -103,3 +103,12 @@ def test_cli_eval_prints_the_table_on_a_fresh_library(cli_env, tmp_path, ollama_
     assert pipe.recent_requests() and all(r["kind"] == "ingest" for r in pipe.recent_requests())
     assert cli.main(["eval", str(qset), "--pdf", str(tmp_path / "missing.pdf")]) == 1
     assert "No PDF at" in capsys.readouterr().err
+
+
+def test_cli_refuses_an_oversized_file_before_reading_it(cli_env, tmp_path, monkeypatch, capsys):
+    huge = tmp_path / "huge.pdf"
+    with open(huge, "wb") as f:
+        f.truncate(201 * 1024 * 1024)  # sparse: no 201 MB written
+    monkeypatch.setattr(cli.Path, "read_bytes", lambda self: pytest.fail("read the whole file"))
+    assert cli.main(["ingest", "--subject", "Mechanics", str(huge)]) == 1
+    assert "larger than 200 MB" in capsys.readouterr().err

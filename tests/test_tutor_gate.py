@@ -267,3 +267,83 @@ def test_restating_the_question_is_free_but_new_words_need_a_source(pipe):
     feedback = pipe.models.drafter.history[1][-1]["content"]
     named = feedback.split("Claim 1 says")[1].split("which")[0]
     assert "gravity, friction" in named and "direction" not in named
+
+
+def test_parallel_mode_runs_the_blind_solve_while_the_draft_is_written(pipe):
+    import threading
+    drafting, solving, overlapped = threading.Event(), threading.Event(), []
+
+    def draft(messages):
+        drafting.set()
+        overlapped.append(solving.wait(timeout=5))
+        return quoting_draft()(messages)
+
+    def blind(messages):
+        solving.set()
+        overlapped.append(drafting.wait(timeout=5))
+        return blind_citing()(messages)
+    pipe.models.drafter.enqueue(draft)
+    pipe.models.verifier.enqueue(blind, PASS)
+    assert pipe.ask(QUESTION, pipe.subject_id).status == "answered"
+    assert overlapped == [True, True]
+
+
+def test_deleting_a_document_drops_cached_answers_that_could_cite_it(pipe):
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS, blind_citing(), PASS)
+    pipe.ask(QUESTION, pipe.subject_id)
+    pipe.delete_document(pipe.doc.doc_id)
+    pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", pipe.subject_id)  # same evidence again
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert [s["outcome"] for s in result.spans if s["name"] == "cache"] == ["miss"]
+    assert len(pipe.models.drafter.history) == 2
+
+
+def test_other_models_miss_the_answer_cache(pipe):
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS, blind_citing(), PASS)
+    pipe.ask(QUESTION, pipe.subject_id)
+    pipe.models.drafter.name = "test:another-drafter"
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert [s["outcome"] for s in result.spans if s["name"] == "cache"] == ["miss"]
+
+
+def test_the_question_deadline_holds_across_retries(tmp_path):
+    import time as clock
+    pipe = make_pipeline(tmp_path, question_deadline_s=1.0)
+    subject = pipe.create_subject("Mechanics")
+    pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
+
+    def slow_unfounded(messages):
+        clock.sleep(0.7)
+        return claiming("Gravity and friction set it, as everyone knows.")(messages)
+    pipe.models.drafter.enqueue(slow_unfounded, slow_unfounded, slow_unfounded)
+    pipe.models.verifier.enqueue(blind_citing())
+    started = clock.monotonic()
+    result = pipe.ask(QUESTION, subject)
+    assert result.status == "refused" and result.reasons[-1] == "deadline"
+    assert len(pipe.models.drafter.history) == 2, "no third draft once the deadline has passed"
+    assert clock.monotonic() - started < 3
+
+
+def test_a_blind_solve_past_the_deadline_refuses_without_waiting_for_it(tmp_path):
+    import threading
+    release = threading.Event()
+    pipe = make_pipeline(tmp_path, question_deadline_s=0.5)
+    subject = pipe.create_subject("Mechanics")
+    pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(lambda m: release.wait(10) and blind_citing()(m))
+    result = pipe.ask(QUESTION, subject)
+    release.set()
+    assert result.status == "refused" and result.reasons == ["deadline"]
+
+
+def test_a_changed_gate_rechecks_answers_it_accepted_before(pipe, monkeypatch):
+    from citetutor import answer_cache
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS, blind_citing(), PASS)
+    pipe.ask(QUESTION, pipe.subject_id)
+    monkeypatch.setattr(answer_cache, "gate_fingerprint", lambda: "the gate's code changed")
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert [s["outcome"] for s in result.spans if s["name"] == "cache"] == ["miss"]

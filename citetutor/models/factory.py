@@ -60,8 +60,8 @@ def _ollama(settings: Settings) -> ModelSet:
     client = ollama.Client(host=settings.ollama_host, timeout=settings.request_timeout_s)
     roles = settings.models
     return ModelSet(
-        drafter=OllamaChat(client, roles.drafter),
-        verifier=OllamaChat(client, roles.verifier),
+        drafter=OllamaChat(client, roles.drafter, timeout_s=settings.request_timeout_s),
+        verifier=OllamaChat(client, roles.verifier, timeout_s=settings.request_timeout_s),
         embedder=OllamaEmbedder(client, roles.embedder),
         ocr=OllamaOcr(client, roles.ocr),
         runtime="ollama",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 
 import httpx
@@ -59,23 +62,41 @@ def ollama_errors(client: ollama.Client, model: str) -> Iterator[None]:
         ) from exc
     except httpx.TransportError as exc:
         raise ModelUnavailable(f"The connection to Ollama at {host} failed ({exc}); retry") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ModelUnavailable(
+            f"{host} answered with something that is not Ollama's API; check that "
+            "CITETUTOR_OLLAMA_HOST points at an Ollama server") from exc
+
+
+# httpx's timeout bounds each read, so a server that trickles a reply never trips it; each
+# chat runs here and is waited for at most request_timeout_s in all (a call past it is left
+# to finish in the background, its reply unused).
+_CALLS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ollama-call")
 
 
 class OllamaChat:
     """A ChatModel whose JSON shape is enforced by Ollama's `format` (grammar-constrained)."""
 
-    def __init__(self, client: ollama.Client, model_name: str, options: dict | None = None):
+    def __init__(self, client: ollama.Client, model_name: str, options: dict | None = None,
+                 timeout_s: float = 120.0):
         self.client = client
         self.model_name = model_name
         self.options = {**DETERMINISTIC, **(options or {})}
         self.name = f"ollama:{model_name}"
+        self.timeout_s = timeout_s
 
     def chat_json(self, messages: list[dict], schema: dict) -> Reply:
-        """Ask for a reply matching `schema` at temperature 0."""
+        """Ask for a reply matching `schema` at temperature 0, within timeout_s in all."""
         with ollama_errors(self.client, self.model_name):
-            response = self.client.chat(
-                model=self.model_name, messages=messages, format=schema, options=self.options
-            )
+            call = _CALLS.submit(self.client.chat, model=self.model_name, messages=messages,
+                                 format=schema, options=self.options)
+            try:
+                response = call.result(timeout=self.timeout_s)
+            except FutureTimeout as exc:
+                raise ModelUnavailable(
+                    f"Ollama at {host_of(self.client)} did not finish {self.model_name} within "
+                    f"{self.timeout_s:.0f} s: raise CITETUTOR_REQUEST_TIMEOUT_S or choose a "
+                    "smaller model") from exc
         return Reply(
             text=response.message.content or "",
             model=self.model_name,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import runpy
+import uuid
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -22,7 +24,11 @@ def _open_pipeline() -> Pipeline:
 def get_pipeline() -> Pipeline:
     """The cached Pipeline; every page calls this first, so it also keeps pages behind app.py."""
     _through_app()
-    return _open_pipeline()
+    try:
+        return _open_pipeline()
+    except CiteTutorError as exc:  # e.g. the library is open in another process: say so, retry later
+        st.error(str(exc), icon="⚠️")
+        st.stop()
 
 
 get_pipeline.clear = _open_pipeline.clear  # type: ignore[attr-defined]
@@ -49,11 +55,17 @@ def _through_app() -> None:
 
 @contextmanager
 def shown_errors() -> Iterator[None]:
-    """Show a CiteTutorError's message (it says how to fix it); let bugs surface as bugs."""
+    """Show a CiteTutorError's message (it says how to fix it); log a bug, show its reference."""
     try:
         yield
     except CiteTutorError as exc:
         st.error(str(exc), icon="⚠️")
+    except Exception:  # Streamlit's Stop and Rerun are BaseExceptions and pass through
+        reference = uuid.uuid4().hex[:8]
+        logging.getLogger("citetutor").exception("unexpected error, reference %s", reference)
+        st.error(f"Something went wrong inside CiteTutor (reference {reference}). Nothing you "
+                 "stored was lost; try again, and if it keeps happening, report the reference "
+                 "with the server log.", icon="⚠️")
 
 
 def subject_picker(pipeline: Pipeline, key: str) -> dict | None:
