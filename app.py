@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from citetutor.models.factory import health
-from citetutor.ui.state import get_pipeline
+from citetutor.ui.state import get_pipeline, model_health
 
 st.set_page_config(page_title="CiteTutor", page_icon="📚", layout="wide")
 
@@ -16,16 +15,10 @@ pages = st.navigation([
 ])
 
 
-@st.cache_data(ttl=30, show_spinner=False)
-def _health() -> list[tuple]:
-    """Model availability, checked at most every 30 seconds."""
-    return health(get_pipeline().models)
-
-
 with st.sidebar:
     pipeline = get_pipeline()
     st.caption(pipeline.models.label)
-    for role, model, ok, message in _health():
+    for role, model, ok, message in model_health():
         st.markdown(f"{':green[:material/check_circle:]' if ok else ':red[:material/error:]'} **{role}** `{model}`", help=message)
 
 pages.run()

@@ -19,7 +19,7 @@ from citetutor.store import Store
 from citetutor.retrieval import index_terms
 
 Progress = Callable[[float, str], None]
-EMBED_BATCH = 32
+EMBED_BATCH = 8  # progress moves every 8 passages (about a second offline)
 
 
 @dataclass(frozen=True)

@@ -114,4 +114,6 @@ def delete_subject(store: Store, files_dir: Path, subject_id: int) -> None:
     """Delete a subject and every document in it."""
     for doc in list_documents(store, subject_id):
         delete_document(store, files_dir, doc["id"])
-    store.execute("DELETE FROM subjects WHERE id = ?", [subject_id])
+    with store.transaction() as cur:
+        cur.execute("DELETE FROM chat_turns WHERE subject_id = ?", [subject_id])
+        cur.execute("DELETE FROM subjects WHERE id = ?", [subject_id])

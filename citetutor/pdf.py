@@ -148,3 +148,23 @@ def render_png(doc: pymupdf.Document, page_no: int, dpi: int) -> bytes:
     except (RuntimeError, ValueError, MemoryError) as exc:  # MuPDF's FzError* are RuntimeErrors
         raise PdfError(f"Page {page_no} could not be drawn as an image ({exc}); re-scan or "
                        "re-export the PDF at a normal page size.") from exc
+
+
+def with_highlights(data: bytes, page_no: int, boxes: list[list[float]]) -> bytes:
+    """The PDF with filled highlight annotations over `boxes` on one page (1-based).
+
+    A real PDF highlight, so any viewer paints it under the text like a marker pen; an
+    encrypted or unreadable file comes back unchanged rather than failing the viewer.
+    """
+    if not boxes:
+        return data
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+        if doc.needs_pass:
+            return data
+        page = doc.load_page(page_no - 1)
+        for x0, y0, x1, y1 in boxes:
+            page.add_highlight_annot(pymupdf.Rect(x0, y0, x1, y1))
+        return doc.tobytes()
+    except (RuntimeError, ValueError, IndexError):
+        return data

@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 from typing import Callable
 
-from citetutor import gate, library, quiz, scan, tracing, tutor
+from citetutor import chat, gate, library, quiz, scan, tracing, tutor
 from citetutor.config import Settings
+from citetutor.errors import NotFound
+from citetutor.gate import same_meaning
+from citetutor.pdf import with_highlights
 from citetutor.ingest import IngestResult, embed_texts, ingest_pdf, insert_vectors
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.retrieval import Scope
@@ -70,10 +73,16 @@ class Pipeline:
         """Delete a subject and its documents."""
         library.delete_subject(self.store, self.settings.files_dir, subject_id)
 
-    def pdf_bytes(self, doc_id: str) -> bytes:
-        """The original PDF, for the viewer."""
+    def pdf_bytes(self, doc_id: str, page_no: int | None = None,
+                  boxes: list[list[float]] | None = None) -> bytes:
+        """The original PDF for the viewer; with `boxes`, those lines of `page_no` highlighted."""
         sha = self.document(doc_id)["sha256"]
-        return library.original_path(self.settings.files_dir, sha).read_bytes()
+        path = library.original_path(self.settings.files_dir, sha)
+        if not path.is_file():
+            raise NotFound(f"The PDF of '{self.document(doc_id)['title']}' is missing from "
+                           f"{self.settings.files_dir}; delete the document and upload it again.")
+        data = path.read_bytes()
+        return with_highlights(data, page_no, boxes) if page_no and boxes else data
 
     def reembed(self, doc_id: str, progress: Progress = _quiet) -> int:
         """Replace a document's vectors with the current embedder's; returns chunks embedded."""
@@ -93,6 +102,23 @@ class Pipeline:
         """Answer through the gate."""
         return tutor.answer(self.gate, question, Scope(subject_id, doc_ids), mode, learner_notes, on_stage)
 
+    def chat(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (),
+             mode: tutor.Mode = "explain", learner_notes: str = "",
+             on_stage: tutor.StageCallback = lambda s, a: None) -> chat.Turn:
+        """Ask as the next turn of the subject's conversation, and keep the turn."""
+        past = chat.history(self.store, subject_id, limit=1)
+        searched = chat.searched_question(question.strip(), past[-1].question if past else None)
+        result = self.ask(searched, subject_id, doc_ids, mode, learner_notes, on_stage)
+        return chat.record(self.store, subject_id, question.strip(), searched, mode, result)
+
+    def chat_history(self, subject_id: int) -> list[chat.Turn]:
+        """The subject's conversation, oldest first."""
+        return chat.history(self.store, subject_id)
+
+    def clear_chat(self, subject_id: int) -> None:
+        """Forget the subject's conversation."""
+        chat.clear(self.store, subject_id)
+
     def draft_only(self, question: str, subject_id: int, mode: tutor.Mode = "explain"):
         """One unchecked draft (for the eval's side-by-side timing only, never shown)."""
         return tutor.draft_only(self.gate, question, Scope(subject_id), mode)
@@ -103,6 +129,21 @@ class Pipeline:
         doc = self.document(doc_id)
         scope = Scope(doc["subject_id"], (doc_id,), (first_page, last_page))
         return quiz.make_quiz(self.gate, doc_id, scope, count, kinds, on_stage)
+
+    def health(self) -> list[tuple[str, str, bool, str]]:
+        """(role, model, ok, message) for each model role of the runtime in use."""
+        from citetutor.models.factory import health
+        return health(self.models)
+
+    def check_answer(self, item: quiz.QuizItem, answer: str) -> bool:
+        """Whether a learner's short answer says what the key says (shared words or meaning)."""
+        return bool(answer.strip()) and same_meaning(self.models.embedder, item.key, answer,
+                                                     item.candidate.stem)
+
+    def export_quiz(self, items: list[quiz.QuizItem], source: str, kind: str) -> bytes:
+        """Kept items as 'csv' or 'apkg' (an Anki deck) bytes."""
+        from citetutor import quiz_export
+        return quiz_export.to_apkg(items, source) if kind == "apkg" else quiz_export.to_csv(items, source)
 
     # Scans
     def run_ocr(self, doc_id: str, progress: Progress = _quiet) -> int:

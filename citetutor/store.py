@@ -57,6 +57,14 @@ MIGRATIONS: list[str] = [
     "ALTER TABLE chunks ADD COLUMN word_boxes TEXT;",
     # 3: each chunk's BM25 terms, tokenised once at ingest, so DuckDB counts the postings.
     "ALTER TABLE chunks ADD COLUMN terms TEXT;",
+    # 4: the tutor conversation per subject, so it survives reloads.
+    """
+    CREATE TABLE chat_turns (
+        id INTEGER PRIMARY KEY, subject_id INTEGER NOT NULL, question TEXT NOT NULL,
+        searched TEXT NOT NULL, mode TEXT NOT NULL, answer_json TEXT NOT NULL,
+        asked_at TIMESTAMP DEFAULT current_timestamp);
+    CREATE SEQUENCE chat_turns_seq;
+    """,
 ]
 
 

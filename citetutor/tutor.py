@@ -58,6 +58,7 @@ class TutorAnswer:
     attempts: int = 0
     reasons: list[str] = field(default_factory=list)
     relevance: float = 0.0  # best cosine of question and notes: how close the notes came
+    nearby: list[tuple[str, str, int]] = field(default_factory=list)  # (doc_id, title, page) retrieved
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
 
@@ -85,13 +86,17 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     """The gate's steps inside one traced request."""
     on_stage("retrieve", 0)
     found = _retrieve(gate, trace, question, scope)
+    nearby = list(dict.fromkeys((h.doc_id, h.title, h.page_no) for h in found.hits))[:3]
     if not found.supported:
-        return _refuse(["no_evidence" if not found.hits else "low_relevance"], 0, found.best_cosine)
-    sentences, relevance = _numbered(gate, trace, question, found)
-    if relevance < gate.limits.min_sentence_relevance:
-        return _refuse(["low_relevance"], 0, relevance)
-    result = _gated(gate, trace, question, sentences, mode, notes, on_stage)
-    result.relevance = relevance
+        result = _refuse(["no_evidence" if not found.hits else "low_relevance"], 0, found.best_cosine)
+    else:
+        sentences, relevance = _numbered(gate, trace, question, found)
+        if relevance < gate.limits.min_sentence_relevance:
+            result = _refuse(["low_relevance"], 0, relevance)
+        else:
+            result = _gated(gate, trace, question, sentences, mode, notes, on_stage)
+            result.relevance = relevance
+    result.nearby = nearby
     return result
 
 
@@ -160,9 +165,41 @@ def _retrieve(gate: Gate, trace, question: str, scope: Scope) -> Retrieval:
 
 def _from_cache(fields: dict) -> TutorAnswer:
     """Rebuild a verified answer that passed the gate earlier."""
+    return answer_from_fields(fields)
+
+
+def answer_from_fields(fields: dict) -> TutorAnswer:
+    """A TutorAnswer from its `dataclasses.asdict` fields (cache and chat history)."""
+    fields = dict(fields)
     citations = [Citation(**c) for c in fields.pop("citations")]
     claims = [(text, ids) for text, ids in fields.pop("claims")]
-    return TutorAnswer(citations=citations, claims=claims, **fields)
+    nearby = [tuple(n) for n in fields.pop("nearby", [])]
+    return TutorAnswer(citations=citations, claims=claims, nearby=nearby, **fields)
+
+
+def refusal_reason(result: TutorAnswer) -> str:
+    """Why nothing was shown, in a learner's words, naming the pages that were tried."""
+    pages = _pages_phrase(result.nearby)
+    last = result.reasons[-1] if result.reasons else ""
+    if last in ("low_relevance", "no_evidence"):
+        return "Your notes don't seem to cover this question" + (
+            f" (the closest passages, {pages}, are about something else)." if pages else ".")
+    if last == "deadline":
+        return "Checking took longer than the time limit, so no unchecked answer was shown."
+    if last == "blind_unanswerable":
+        return f"The verifier read {pages or 'the closest passages'} and found no sentence that answers it."
+    return (f"Drafts could not be verified against {pages or 'your notes'}: every draft said "
+            "something its cited sentences do not.")
+
+
+def _pages_phrase(nearby: list[tuple[str, str, int]]) -> str:
+    """'p. 3', 'pp. 3 and 5', 'pp. 2, 3 and 9' (pages of one document), or titled for several."""
+    titles = {title for _, title, _ in nearby}
+    parts = [f"{page}" if len(titles) == 1 else f"{title} p. {page}" for _, title, page in nearby]
+    if not parts:
+        return ""
+    prefix = ("p. " if len(parts) == 1 else "pp. ") if len(titles) == 1 else ""
+    return prefix + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
 
 
 def _wait(blind: Future, deadline: float) -> BlindSolve:

@@ -2,10 +2,19 @@
 
 import streamlit as st
 
-from citetutor.ui.state import counted, get_pipeline, shown_errors, subject_picker
+from citetutor.ui.state import counted, get_pipeline, shown_errors, subject_picker, warn_missing_models
 
 pipeline = get_pipeline()
 st.title(":material/menu_book: Library")
+if pipeline.models.runtime == "embedded":
+    st.info(
+        "**Running offline** with the built-in models: "
+        f"{pipeline.models.label.split(': ', 1)[-1]} Uploads, the tutor, quizzes and scan OCR all work "
+        "without a server; answers take about 20–40 s on a laptop. For larger models, install "
+        "[Ollama](https://ollama.com), run `ollama pull gemma3:4b qwen2.5:3b nomic-embed-text "
+        "glm-ocr:q8_0`, and restart CiteTutor: it picks Ollama automatically.",
+        icon=":material/offline_bolt:")
+warn_missing_models("embedder", "ocr")
 
 with st.expander("New subject", expanded=not pipeline.subjects()):
     with st.form("new-subject", clear_on_submit=True):
@@ -24,7 +33,7 @@ st.subheader(f"Add PDFs to {subject['name']}")
 with st.form("upload", clear_on_submit=True):
     files = st.file_uploader("PDF notes or chapters", type=["pdf"], accept_multiple_files=True)
     password = st.text_input("Password (only for protected PDFs)", type="password")
-    submitted = st.form_submit_button("Upload", type="primary")
+    submitted = st.form_submit_button("Add to library", type="primary")
 if submitted and files:
     for upload in files:
         bar = st.progress(0.0, text=f"{upload.name}: starting")

@@ -44,13 +44,18 @@ for page in pages:
             if page["ocr_partial"]:
                 st.warning("Partial OCR: the model stopped early; check the end of the page.")
             key = f"{doc_id}-{page['page_no']}"
-            text = st.text_area("Transcription", page["text"], height=300, key=f"text-{key}",
-                                disabled=state != "pending")
+            if state == "pending":
+                text = st.text_area("Transcription", page["text"], height=300, key=f"text-{key}")
+            else:  # what was saved, from the library: a fresh widget, not the edit box's memory
+                st.text_area("Transcription (approved)" if state == "approved" else "Transcription",
+                             page["text"], height=300, key=f"saved-{key}-{hash(page['text'])}",
+                             disabled=True)
             if state == "pending":
                 approve, blank = st.columns(2)
                 with shown_errors():
                     if approve.button("Approve", key=f"approve-{key}", type="primary"):
                         pipeline.review_page(doc_id, page["page_no"], text, "approved")
+                        st.session_state.pop(f"text-{key}", None)
                         st.rerun()
                     if blank.button("Blank page", key=f"blank-{key}"):
                         pipeline.review_page(doc_id, page["page_no"], "", "blank")

@@ -1,12 +1,15 @@
-"""Tutor: ask for an explanation or hint; only verified answers are shown, with citations."""
+"""Tutor: a conversation per subject; only verified answers are shown, with citations."""
+
+import time
 
 import streamlit as st
 
-from citetutor.ui.state import get_pipeline, shown_errors, subject_documents
-from citetutor.ui.widgets import citation_chips, open_citation_viewer, timing_panel
+from citetutor.tutor import Citation, refusal_reason
+from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
+from citetutor.ui.widgets import citation_chips, open_citation_viewer, timing_panel, total_seconds
 
-STAGES = {"retrieve": "Finding passages", "blind_solve": "Verifier solving blind",
-          "draft": "Drafting", "support_check": "Checking support"}
+STAGES = {"retrieve": "Finding passages", "blind_solve": "The verifier answers blind",
+          "draft": "Drafting an answer", "support_check": "The verifier checks each claim"}
 
 pipeline = get_pipeline()
 st.title(":material/school: Tutor")
@@ -14,39 +17,67 @@ subject, ready = subject_documents(
     pipeline, "tutor-subject", lambda d: d["status"] == "ready",
     "No document in this subject is ready yet: upload one, or finish its scan review.")
 
+warn_missing_models("drafter", "verifier", "embedder")
 titles = {d["id"]: d["title"] for d in ready}
-chosen = st.multiselect("Documents (none = whole subject)", list(titles), format_func=titles.get)
-mode = st.radio("I want", ["explain", "hint"], horizontal=True,
-                format_func={"explain": "an explanation", "hint": "a hint"}.get)
-notes = st.text_input("About me (optional: changes wording only)", placeholder="e.g. first-year, visual learner")
-history = st.session_state.setdefault("tutor-history", [])
+with st.expander("Options: documents, explanation or hint, about me"):
+    chosen = st.multiselect("Documents (none = whole subject)", list(titles), format_func=titles.get)
+    mode = st.radio("I want", ["explain", "hint"], horizontal=True,
+                    format_func={"explain": "an explanation", "hint": "a hint"}.get)
+    notes = st.text_input("About me (changes wording only)", placeholder="e.g. first-year, visual learner")
+
+
+def show_turn(turn) -> None:
+    """One question and what was shown for it, with its citations and timings."""
+    result, key = turn.answer, f"t{turn.id}"
+    with st.chat_message("user"):
+        st.markdown(turn.question)
+        if turn.searched != turn.question:
+            st.caption(f"Read as a follow-up: searched for “{turn.searched}”")
+    with st.chat_message("assistant"):
+        cached = any(s["name"] == "cache" and s.get("outcome") == "hit" for s in result.spans)
+        if result.status == "answered":
+            st.markdown(result.text)
+            citation_chips(result.citations, key=key)
+            st.caption(f":green[verified] · {result.attempts} attempt(s)"
+                       + (" · checked earlier, served from the cache" if cached else ""))
+        else:
+            st.warning(result.text)
+            st.caption(refusal_reason(result))
+            if result.nearby:
+                st.caption("Closest pages (not an answer):")
+                citation_chips([Citation("", d, t, p, "", "[]") for d, t, p in result.nearby],
+                               key=key, icon=":material/search:")
+            st.caption(":orange[not shown]")
+        open_citation_viewer(pipeline, key)
+        with st.expander(f"Timings · {total_seconds(result.spans):.1f} s"):
+            timing_panel(result.spans)
+
+
+turns = pipeline.chat_history(subject["id"])
+for turn in turns:
+    show_turn(turn)
+if turns and st.button("Clear this conversation", icon=":material/delete_sweep:"):
+    pipeline.clear_chat(subject["id"])
+    st.rerun()
 
 question = st.chat_input("Ask about your notes…")
 if question:
-    with st.status("Checking an answer before showing it…", expanded=True) as status:
-        def on_stage(stage: str, attempt: int) -> None:
-            """Live progress: the draft itself stays hidden until verified."""
-            label = STAGES.get(stage, stage) + (f" (attempt {attempt})" if attempt else "")
-            status.update(label=label + "…")
-            status.write(label)
+    with st.chat_message("user"):
+        st.markdown(question)
+    with st.chat_message("assistant"):
+        with st.status("Checking an answer before showing it…", expanded=True) as status:
+            started = time.monotonic()
 
-        with shown_errors():
-            result = pipeline.ask(question, subject["id"], tuple(chosen), mode, notes, on_stage)
-            history.append((question, result))
-        status.update(label="Done", state="complete", expanded=False)
+            def on_stage(stage: str, attempt: int) -> None:
+                """Live progress with elapsed time: the draft itself stays hidden until verified."""
+                label = STAGES.get(stage, stage) + (f" (attempt {attempt})" if attempt else "")
+                if stage == "draft" and attempt == 1 and pipeline.settings.parallel_blind_solve:
+                    label += " while the verifier answers blind"
+                status.update(label=label + "…")
+                status.write(f"{time.monotonic() - started:4.0f} s · {label}")
 
-open_citation_viewer(pipeline)
-for index, (asked, result) in reversed(list(enumerate(history))):
-    with st.container(border=True):
-        answer_col, timing_col = st.columns([3, 1])
-        with answer_col:
-            st.markdown(f"**You:** {asked}")
-            if result.status == "answered":
-                st.markdown(result.text)
-                citation_chips(result.citations, key=f"a{index}")
-            else:
-                st.warning(result.text)
-        with timing_col:
-            st.caption(f"{':green[verified]' if result.status == 'answered' else ':orange[not shown]'} · "
-                       f"{result.attempts} attempt(s)")
-            timing_panel(result.spans)
+            with shown_errors():
+                pipeline.chat(question, subject["id"], tuple(chosen), mode, notes, on_stage)
+                status.update(label="Checked", state="complete", expanded=False)
+                st.rerun()
+            status.update(label="Not answered", state="error", expanded=False)

@@ -120,9 +120,10 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 box.fill(QUESTION)
                 box.press("Enter")
                 page.get_by_text(ANSWER).wait_for()
+                page.screenshot(path=str(tmp_path / "answer.png"))
                 assert page.get_by_text("verified", exact=True).is_visible()
 
-                chip = page.get_by_role("button", name=re.compile(r"^📄"))
+                chip = page.get_by_role("button", name=re.compile(r"· p\. \d+$"))
                 label = chip.inner_text()
                 page_no = int(re.search(r"p\. (\d+)", label).group(1))
                 cited_page = pymupdf.open(corpus_file(*MIT)).load_page(page_no - 1).get_text()

@@ -68,6 +68,19 @@ def shown_errors() -> Iterator[None]:
                  "with the server log.", icon="⚠️")
 
 
+@st.cache_data(ttl=30, show_spinner=False)
+def model_health() -> list[tuple[str, str, bool, str]]:
+    """Model availability, checked at most every 30 seconds."""
+    return get_pipeline().health()
+
+
+def warn_missing_models(*roles: str) -> None:
+    """On the page that needs them: which models are missing and how to get them."""
+    for role, model, ok, message in model_health():
+        if role in roles and not ok:
+            st.warning(f"The {role} model ({model}) is not available: {message}", icon=":material/error:")
+
+
 def subject_picker(pipeline: Pipeline, key: str) -> dict | None:
     """Pick a subject (shared across pages); None when there is none yet."""
     subjects = pipeline.subjects()

@@ -17,52 +17,83 @@ STAGE_LABELS = {
 }
 
 
-def citation_chips(citations: list[Citation], key: str) -> None:
-    """One button per cited page; clicking opens the source page beside the answer."""
+# Reason codes as a learner or teacher would say them (the Traces page and timing panels).
+REASON_WORDS = {
+    "schema_invalid": "reply not in the expected form", "unknown_sentence": "cited a sentence it was not given",
+    "uncovered_claim": "claim not in its cited sentences", "number_not_in_evidence": "number not in the notes",
+    "quantity_not_in_evidence": "value not in the notes", "off_question": "cited sentences off the question",
+    "blind_unanswerable": "verifier found no answer", "blind_disagrees": "verifier answered differently",
+    "irrelevant": "did not answer the question", "unsupported_claim": "verifier rejected a claim",
+    "model_unavailable": "model unavailable", "no_evidence": "no notes to search",
+    "low_relevance": "notes don't cover it", "key_mismatch": "solver chose another option",
+    "answer_mismatch": "solver answered differently", "key_unsupported": "key not supported",
+    "deadline": "ran out of time", "error": "error",
+}
+OUTCOME_WORDS = {"answered": "answered", "refused": "refused", "ok": "ok", "rejected": "rejected",
+                 "hit": "from cache", "miss": "checked now", "error": "error", None: ""}
+
+
+def outcome_words(outcome: str | None, reason: str | None) -> str:
+    """'refused: notes don't cover it', 'ok', ..."""
+    word = OUTCOME_WORDS.get(outcome, outcome or "")
+    return f"{word}: {REASON_WORDS.get(reason, reason)}" if reason else word
+
+
+def citation_chips(citations: list[Citation], key: str, icon: str = ":material/description:") -> None:
+    """One button per cited page; clicking opens the source page under this answer."""
     cols = st.columns(min(len(citations), 4) or 1)
     for i, cite in enumerate(citations):
-        label = f"📄 {cite.title} · p. {cite.page_no}"
-        # A callback, not `if button:`: it runs before the script, so the viewer (drawn above
-        # the answers) opens on this click rather than on the next rerun.
-        cols[i % len(cols)].button(label, key=f"{key}-cite-{i}", help=cite.chunk_id,
-                                   on_click=st.session_state.__setitem__, args=("open_citation", cite))
+        label = f"{cite.title} · p. {cite.page_no}"
+        # A callback, not `if button:`: it runs before the script, so the viewer opens on
+        # this click rather than on the next rerun.
+        cols[i % len(cols)].button(label, key=f"{key}-cite-{i}", help=cite.chunk_id or None, icon=icon,
+                                   on_click=st.session_state.__setitem__,
+                                   args=("open_citation", (key, cite)))
 
 
 def _annotations(cite: Citation) -> list[dict]:
     """Viewer highlight boxes for the cited chunk (PDF points, top-left origin)."""
     boxes = json.loads(cite.bboxes or "[]")
     return [{"page": cite.page_no, "x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0,
-             "color": "#f5a623", "border": "solid"} for x0, y0, x1, y1 in boxes]
+             "color": "rgba(245, 166, 35, 0.35)", "border": "solid"} for x0, y0, x1, y1 in boxes]
 
 
-def open_citation_viewer(pipeline: Pipeline) -> None:
-    """Render the PDF at the cited page with the chunk highlighted, if a chip was clicked."""
-    cite: Citation | None = st.session_state.get("open_citation")
-    if cite is None:
+def open_citation_viewer(pipeline: Pipeline, key: str) -> None:
+    """Render the PDF at the cited page, highlighted, if a chip of answer `key` was clicked."""
+    opened = st.session_state.get("open_citation")
+    if not opened or opened[0] != key:
         return
+    cite: Citation = opened[1]
     with st.container(border=True):
         top = st.columns([5, 1])
-        top[0].markdown(f"**{cite.title}**, page {cite.page_no} — highlighted: the cited passage")
-        if top[1].button("Close", key="close-citation"):
+        what = "highlighted: the cited passage" if cite.text else "a page the tutor looked at"
+        top[0].markdown(f"**{cite.title}**, page {cite.page_no} — {what}")
+        if top[1].button("Close", key=f"close-citation-{key}"):
             st.session_state.pop("open_citation")
             st.rerun()
         annotations = _annotations(cite)
-        pdf_viewer(pipeline.pdf_bytes(cite.doc_id), pages_to_render=[cite.page_no],
+        boxes = json.loads(cite.bboxes or "[]")
+        pdf_viewer(pipeline.pdf_bytes(cite.doc_id, cite.page_no, boxes), pages_to_render=[cite.page_no],
                    annotations=annotations, scroll_to_annotation=1 if annotations else None,
                    height=800, key=f"viewer-{cite.chunk_id}")
-        with st.expander("Cited text"):
-            st.text(cite.text)
+        if cite.text:
+            st.caption("Cited text")
+            st.markdown(f"> {cite.text}")
+
+
+def total_seconds(spans: list[dict]) -> float:
+    """Wall time of one request from its spans."""
+    return max((s["started_ms"] + s["duration_ms"] for s in spans), default=0.0) / 1000
 
 
 def timing_panel(spans: list[dict]) -> None:
     """Per-stage timings of one request, in the order they started."""
     if not spans:
         return
-    total = max(s["started_ms"] + s["duration_ms"] for s in spans)
-    st.caption(f"⏱ {total / 1000:.2f} s in all")
+    st.caption(f"⏱ {total_seconds(spans):.2f} s in all")
     rows = [{"stage": STAGE_LABELS.get(s["name"], s["name"]),
-             "attempt": str(s.get("attempt") or ""), "ms": round(s["duration_ms"], 1),
-             "outcome": s.get("reason") or s.get("outcome") or "",
+             "attempt": str(s.get("attempt") or ""), "seconds": round(s["duration_ms"] / 1000, 2),
+             "outcome": outcome_words(s.get("outcome"), s.get("reason")),
              # str: a column mixing ints and "" makes Arrow fail (and Streamlit log a traceback)
              "tokens": str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0) or "")}
             for s in spans]
