@@ -19,6 +19,7 @@ with st.sidebar:
     pipeline = get_pipeline()
     st.caption(pipeline.models.label)
     for role, model, ok, message in model_health():
-        st.markdown(f"{':green[:material/check_circle:]' if ok else ':red[:material/error:]'} **{role}** `{model}`", help=message)
+        mark = ":green[:material/check_circle:]" if ok else ":red[:material/error:]"
+        st.markdown(f"{mark} **{role}** `{model}`", help=message)
 
 pages.run()

@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from citetutor.retrieval import (CandidateCache, Hit, Scope, _scope_sql, index_terms, search,
-                                 tokenize)
+from citetutor.retrieval import CandidateCache, Hit, Scope, _scope_sql, index_terms, search, tokenize
 from citetutor.store import Store
 
 CHUNKS_PER_DOCUMENT = 1000

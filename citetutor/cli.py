@@ -23,8 +23,11 @@ def cmd_ingest(pipe: Pipeline, args) -> None:
         limit = pipe.settings.limits.max_upload_mb
         if Path(path).stat().st_size > limit * 1024 * 1024:  # before reading it into memory
             raise InputError(f"'{Path(path).name}' is larger than {limit} MB; split it into chapters.")
-        result = pipe.upload(Path(path).read_bytes(), Path(path).name, subject, args.password)
+        result = pipe.upload(Path(path).read_bytes(), Path(path).name, subject, args.password,
+                             draft_ocr=True)
         note = " (already there)" if result.duplicate else ""
+        if result.ocr_problem:
+            note += f" (no OCR drafts yet: {result.ocr_problem})"
         print(f"{path}: {result.kind}, {result.status}, {result.pages} pages, {result.chunks} chunks{note}")
 
 
@@ -62,9 +65,8 @@ def cmd_eval(pipe: Pipeline, args) -> None:
 
 def cmd_health(pipe: Pipeline, args) -> None:
     """Which models the runtime has."""
-    from citetutor.models.factory import health
     print(pipe.models.label)
-    for role, model, ok, message in health(pipe.models):
+    for role, model, ok, message in pipe.health():
         print(f"{'ok ' if ok else 'MISSING'} {role:9} {model}  {message}")
 
 

@@ -64,10 +64,14 @@ class Settings(BaseSettings):
         env_prefix="CITETUTOR_", env_nested_delimiter="__", extra="forbid"
     )
     data_dir: Path = Field(Path.home() / ".citetutor", description="Where all state lives.")
-    runtime: Literal["auto", "ollama", "embedded"] = Field(
+    runtime: Literal["auto", "ollama", "embedded", "openai"] = Field(
         "auto", description="auto (Ollama when it answers and has the models, else embedded), "
-        "ollama (a server) or embedded (offline models in-process)."
+        "ollama (a server), embedded (offline models in-process) or openai (an "
+        "OpenAI-compatible server such as vLLM or llama.cpp's, e.g. one a class shares)."
     )
+    openai_base_url: str = Field("http://127.0.0.1:8000/v1",
+                                 description="Base URL of the OpenAI-compatible server (…/v1).")
+    openai_api_key: str = Field("", description="Its API key, if it needs one.")
     ollama_host: str = Field("http://127.0.0.1:11434", description="Ollama server URL.")
     request_timeout_s: float = Field(120.0, description="Longest one model call may take, in all.")
     question_deadline_s: float = Field(

@@ -15,8 +15,8 @@ from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError, Pd
 from citetutor.library import drop_files_if_unowned, file_lock, original_path, page_image_dir
 from citetutor.models.base import Embedder
 from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
-from citetutor.store import Store
 from citetutor.retrieval import index_terms
+from citetutor.store import Store
 
 Progress = Callable[[float, str], None]
 EMBED_BATCH = 8  # progress moves every 8 passages (about a second offline)
@@ -33,6 +33,7 @@ class IngestResult:
     pages: int
     chunks: int
     duplicate: bool = False
+    ocr_problem: str = ""  # why a scan has no OCR drafts yet (the upload itself is kept)
 
 
 def _quiet(_: float, __: str) -> None:
@@ -172,6 +173,19 @@ def checked_vectors(embedder: Embedder, vectors, count: int) -> np.ndarray:
     if not np.isfinite(vectors).all() or not np.linalg.norm(vectors, axis=1).all():
         raise ModelOutputError(f"{embedder.name} returned empty or non-numeric (NaN) vectors; {fix}")
     return vectors
+
+
+def reembed_document(store: Store, embedder: Embedder, doc_id: str, progress: Progress = _quiet) -> int:
+    """Replace a document's vectors with `embedder`'s, atomically; returns chunks embedded."""
+    rows = store.query("SELECT id, text FROM chunks WHERE doc_id = ? ORDER BY id", [doc_id])
+    vectors = embed_texts(embedder, [text for _, text in rows], progress)
+    with store.transaction() as cur:
+        cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)",
+                    [doc_id])
+        insert_vectors(cur, [cid for cid, _ in rows], vectors, embedder.name)
+        cur.execute("UPDATE documents SET embedding_model = ?, embedding_dim = ? WHERE id = ?",
+                    [embedder.name, int(vectors.shape[1]) if rows else None, doc_id])
+    return len(rows)
 
 
 def insert_chunks(cur, chunks: list[Chunk], vectors: np.ndarray, model: str) -> None:

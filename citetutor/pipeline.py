@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Callable
 
 from citetutor import chat, gate, library, quiz, scan, tracing, tutor
 from citetutor.config import Settings
-from citetutor.errors import NotFound
+from citetutor.errors import CiteTutorError, NotFound
 from citetutor.gate import same_meaning
-from citetutor.pdf import with_highlights
-from citetutor.ingest import IngestResult, embed_texts, ingest_pdf, insert_vectors
+from citetutor.ingest import IngestResult, ingest_pdf, reembed_document
 from citetutor.models.factory import ModelSet, build_models
+from citetutor.pdf import with_highlights
 from citetutor.retrieval import Scope
 from citetutor.store import Store
+from citetutor.tutor import Citation, TutorAnswer  # noqa: F401 - the facade's answer types, for the UI
 
 Progress = Callable[[float, str], None]
 
@@ -56,13 +58,22 @@ class Pipeline:
         return library.get_document(self.store, doc_id)
 
     def upload(self, data: bytes, filename: str, subject_id: int, password: str | None = None,
-               progress: Progress = _quiet) -> IngestResult:
-        """Ingest a PDF; scans get OCR drafts right away so review can start."""
+               progress: Progress = _quiet, draft_ocr: bool = False) -> IngestResult:
+        """Ingest a PDF; with `draft_ocr`, a new scan gets OCR drafts right away so review can start.
+
+        A missing OCR model does not lose the upload: the scan is kept, `ocr_problem` says
+        why, and Scan Review offers the drafts again.
+        """
         with self.tracer.request("ingest", subject_id) as trace:
             with trace.span("ingest", model=self.models.embedder.name):
                 result = ingest_pdf(self.store, self.models.embedder, self.settings.files_dir, data,
                                     filename, subject_id, self.settings.limits, password, progress)
             trace.finish("ok", None, 1)
+        if draft_ocr and result.status == "needs_review" and not result.duplicate:
+            try:
+                self.run_ocr(result.doc_id, progress)
+            except CiteTutorError as exc:
+                return replace(result, ocr_problem=str(exc))
         return result
 
     def delete_document(self, doc_id: str) -> None:
@@ -86,15 +97,7 @@ class Pipeline:
 
     def reembed(self, doc_id: str, progress: Progress = _quiet) -> int:
         """Replace a document's vectors with the current embedder's; returns chunks embedded."""
-        rows = self.store.query("SELECT id, text FROM chunks WHERE doc_id = ? ORDER BY id", [doc_id])
-        vectors = embed_texts(self.models.embedder, [text for _, text in rows], progress)
-        name = self.models.embedder.name
-        with self.store.transaction() as cur:
-            cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)", [doc_id])
-            insert_vectors(cur, [cid for cid, _ in rows], vectors, name)
-            cur.execute("UPDATE documents SET embedding_model = ?, embedding_dim = ? WHERE id = ?",
-                        [name, int(vectors.shape[1]) if rows else None, doc_id])
-        return len(rows)
+        return reembed_document(self.store, self.models.embedder, doc_id, progress)
 
     # Tutor and quiz
     def ask(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (), mode: tutor.Mode = "explain",
@@ -134,6 +137,15 @@ class Pipeline:
         """(role, model, ok, message) for each model role of the runtime in use."""
         from citetutor.models.factory import health
         return health(self.models)
+
+    def refusal_reason(self, answer: tutor.TutorAnswer) -> str:
+        """Why the tutor showed nothing, in a learner's words."""
+        return tutor.refusal_reason(answer)
+
+    def quiz_sources(self, doc_id: str, item: quiz.QuizItem) -> list[tutor.Citation]:
+        """The pages a kept quiz item rests on, as citations the viewer can open."""
+        title = self.document(doc_id)["title"]
+        return [tutor.Citation("", doc_id, title, page, " … ".join(item.quotes), "[]") for page in item.pages]
 
     def check_answer(self, item: quiz.QuizItem, answer: str) -> bool:
         """Whether a learner's short answer says what the key says (shared words or meaning)."""

@@ -10,22 +10,22 @@ from typing import Callable
 from citetutor import prompts
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order
-from citetutor.gate import (Gate, Rejected, check_known, covers, new_words, same_meaning,
-                            trace_rejection, traced_call, verify_messages)
+from citetutor.gate import (
+    Gate,
+    Rejected,
+    check_known,
+    covers,
+    new_words,
+    same_meaning,
+    trace_rejection,
+    traced_call,
+    verify_messages,
+)
 from citetutor.retrieval import Hit, Scope, search
 from citetutor.schemas import QUIZ_SCHEMAS, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
 
 MAX_SOURCE_CHUNKS = 8
 MAX_SOURCE_SENTENCES = 24
-REASON_TEXT = {
-    "schema_invalid": "malformed question",
-    "unknown_sentence": "cited a sentence that was not given",
-    "uncovered_claim": "its answer is not in the words of the sentences it cites",
-    "blind_unanswerable": "could not be answered from the pages without the key",
-    "key_mismatch": "an independent solver chose a different option",
-    "answer_mismatch": "an independent solver gave a different answer",
-    "key_unsupported": "the cited sentences do not state the key",
-}
 
 
 @dataclass

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-
 # Small models fill fields in order, so every schema puts the answer or the reasoning before
 # any verdict flag, and no escape-hatch boolean leads an object. Length limits live here so
 # every runtime sends them (as JSON-schema limits) and every reply is re-validated against them.

@@ -13,10 +13,20 @@ from typing import Callable, Literal
 from citetutor import answer_cache, prompts
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
-from citetutor.evidence import (NUMBER_WORDS, Sentence, evidence_block, number_evidence,
-                                sentence_boxes, stems)
-from citetutor.gate import (Gate, Rejected, check_known, covers, new_words, stems_of, trace_rejection,
-                            same_meaning, traced_call, unfounded, verify_messages)
+from citetutor.evidence import NUMBER_WORDS, Sentence, evidence_block, number_evidence, sentence_boxes, stems
+from citetutor.gate import (
+    Gate,
+    Rejected,
+    check_known,
+    covers,
+    new_words,
+    same_meaning,
+    stems_of,
+    trace_rejection,
+    traced_call,
+    unfounded,
+    verify_messages,
+)
 from citetutor.retrieval import Retrieval, Scope, search
 from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
 
@@ -58,7 +68,7 @@ class TutorAnswer:
     attempts: int = 0
     reasons: list[str] = field(default_factory=list)
     relevance: float = 0.0  # best cosine of question and notes: how close the notes came
-    nearby: list[tuple[str, str, int]] = field(default_factory=list)  # (doc_id, title, page) retrieved
+    nearby: list[Citation] = field(default_factory=list)  # closest pages retrieved (no quote, no boxes)
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
 
@@ -86,7 +96,8 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     """The gate's steps inside one traced request."""
     on_stage("retrieve", 0)
     found = _retrieve(gate, trace, question, scope)
-    nearby = list(dict.fromkeys((h.doc_id, h.title, h.page_no) for h in found.hits))[:3]
+    nearby = [Citation("", doc, title, page, "", "[]")
+              for doc, title, page in dict.fromkeys((h.doc_id, h.title, h.page_no) for h in found.hits)][:3]
     if not found.supported:
         result = _refuse(["no_evidence" if not found.hits else "low_relevance"], 0, found.best_cosine)
     else:
@@ -173,7 +184,7 @@ def answer_from_fields(fields: dict) -> TutorAnswer:
     fields = dict(fields)
     citations = [Citation(**c) for c in fields.pop("citations")]
     claims = [(text, ids) for text, ids in fields.pop("claims")]
-    nearby = [tuple(n) for n in fields.pop("nearby", [])]
+    nearby = [Citation(**n) for n in fields.pop("nearby", [])]
     return TutorAnswer(citations=citations, claims=claims, nearby=nearby, **fields)
 
 
@@ -192,10 +203,10 @@ def refusal_reason(result: TutorAnswer) -> str:
             "something its cited sentences do not.")
 
 
-def _pages_phrase(nearby: list[tuple[str, str, int]]) -> str:
+def _pages_phrase(nearby: list[Citation]) -> str:
     """'p. 3', 'pp. 3 and 5', 'pp. 2, 3 and 9' (pages of one document), or titled for several."""
-    titles = {title for _, title, _ in nearby}
-    parts = [f"{page}" if len(titles) == 1 else f"{title} p. {page}" for _, title, page in nearby]
+    titles = {c.title for c in nearby}
+    parts = [f"{c.page_no}" if len(titles) == 1 else f"{c.title} p. {c.page_no}" for c in nearby]
     if not parts:
         return ""
     prefix = ("p. " if len(parts) == 1 else "pp. ") if len(titles) == 1 else ""

@@ -39,15 +39,16 @@ if submitted and files:
         bar = st.progress(0.0, text=f"{upload.name}: starting")
         with shown_errors():
             result = pipeline.upload(upload.getvalue(), upload.name, subject["id"], password or None,
-                                     progress=lambda f, m, n=upload.name: bar.progress(f, text=f"{n}: {m}"))
+                                     progress=lambda f, m, n=upload.name, b=bar: b.progress(f, text=f"{n}: {m}"),
+                                     draft_ocr=True)
             if result.duplicate:
                 st.info(f"'{upload.name}' is already in this subject.")
             elif result.status == "needs_review":
                 st.warning(f"'{upload.name}' is a scan ({counted(result.pages, 'page')}): review its OCR on "
                            "the Scan Review page before the tutor can use it.")
-                # Draft the OCR now so review can start; if the OCR model is missing the
-                # document is kept and Scan Review offers to retry.
-                pipeline.run_ocr(result.doc_id, progress=lambda f, m, n=upload.name: bar.progress(f, text=f"{n}: {m}"))
+                if result.ocr_problem:
+                    st.warning(f"No OCR drafts yet: {result.ocr_problem}. The scan is kept; Scan Review "
+                               "can make the drafts once the model is available.")
             else:
                 st.success(f"'{upload.name}': {counted(result.pages, 'page')}, "
                            f"{counted(result.chunks, 'passage')} indexed.")
@@ -61,7 +62,8 @@ current_model = pipeline.models.embedder.name
 for doc in documents:
     with st.container(border=True):
         left, right = st.columns([4, 1])
-        status = {"ready": ":green[ready]", "needs_review": f":orange[{counted(doc['pages_to_review'], 'page')} to review]"}
+        status = {"ready": ":green[ready]",
+                  "needs_review": f":orange[{counted(doc['pages_to_review'], 'page')} to review]"}
         left.markdown(f"**{doc['title']}** — {counted(doc['page_count'], 'page')}, "
                       f"{counted(doc['chunks'], 'passage')} · "
                       f"{status.get(doc['status'], doc['status'])} · {doc['kind']}")

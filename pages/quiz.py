@@ -2,10 +2,8 @@
 
 import streamlit as st
 
-from citetutor.quiz import REASON_TEXT
-from citetutor.tutor import Citation
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
-from citetutor.ui.widgets import citation_chips, open_citation_viewer, timing_panel
+from citetutor.ui.widgets import REASON_WORDS, citation_chips, open_citation_viewer, timing_panel
 
 pipeline = get_pipeline()
 st.title(":material/quiz: Quiz")
@@ -53,7 +51,7 @@ if kept is not None:
                 "and the cited sentences state it. Pages of formulas, figures or lists rarely pass: "
                 "try a wider range, or pages with definitions and explanations.")
     for code, n in result.rejected.items():
-        st.caption(f"– {n} × {REASON_TEXT.get(code, code)}")
+        st.caption(f"– {n} × {REASON_WORDS.get(code, code)}")
     for i, item in enumerate(result.items, start=1):
         c = item.candidate
         with st.container(border=True):
@@ -73,8 +71,7 @@ if kept is not None:
                 st.markdown(f"**{item.key}**")
                 for quote in item.quotes:
                     st.markdown(f"> {quote}")
-                citation_chips([Citation("", result_doc, title, p, " … ".join(item.quotes), "[]")
-                                for p in item.pages], key=f"quiz-{item.id}")
+                citation_chips(pipeline.quiz_sources(result_doc, item), key=f"quiz-{item.id}")
                 open_citation_viewer(pipeline, f"quiz-{item.id}")
     if result.items:
         csv_col, anki_col = st.columns(2)

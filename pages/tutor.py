@@ -4,7 +4,6 @@ import time
 
 import streamlit as st
 
-from citetutor.tutor import Citation, refusal_reason
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
 from citetutor.ui.widgets import citation_chips, open_citation_viewer, timing_panel, total_seconds
 
@@ -42,11 +41,10 @@ def show_turn(turn) -> None:
                        + (" · checked earlier, served from the cache" if cached else ""))
         else:
             st.warning(result.text)
-            st.caption(refusal_reason(result))
+            st.caption(pipeline.refusal_reason(result))
             if result.nearby:
                 st.caption("Closest pages (not an answer):")
-                citation_chips([Citation("", d, t, p, "", "[]") for d, t, p in result.nearby],
-                               key=key, icon=":material/search:")
+                citation_chips(result.nearby, key=key, icon=":material/search:")
             st.caption(":orange[not shown]")
         open_citation_viewer(pipeline, key)
         with st.expander(f"Timings · {total_seconds(result.spans):.1f} s"):

@@ -17,8 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE, ModelRoles, Settings
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import (BlindSolve, KeySupportVerdict, QuizBlindAnswer,
-                               QuizCandidate)
+from citetutor.schemas import BlindSolve, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
 from citetutor.ui.state import get_pipeline
 from tests.corpus import HANDWRITTEN, MIT, corpus_file
 from tests.helpers import PASS, as_json, blind_citing, claiming, evidence_sentences

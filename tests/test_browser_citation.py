@@ -23,8 +23,8 @@ import pytest
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import Claim, Draft
-from tests.helpers import PASS, as_json, blind_citing, sentence_with
 from tests.corpus import MIT, corpus_file
+from tests.helpers import PASS, as_json, blind_citing, sentence_with
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -1,13 +1,11 @@
 """kill -9 at four points of an ingest, then a restart: the library is consistent."""
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from citetutor.pipeline import Pipeline
 from tests.corpus import MIT, corpus_file
 from tests.helpers import make_pipeline
 

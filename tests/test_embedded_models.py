@@ -9,10 +9,10 @@ import shutil
 import numpy as np
 import pytest
 
+from citetutor import prompts
 from citetutor.config import Settings
 from citetutor.errors import ModelUnavailable
 from citetutor.models.base import ask_structured
-from citetutor import prompts
 from citetutor.models.embedded import (
     QWEN_0_5B,
     QWEN_1_5B,
@@ -24,8 +24,8 @@ from citetutor.models.embedded import (
     part_files,
     strict_json,
 )
-from citetutor.schemas import BlindSolve
 from citetutor.models.factory import EMBEDDED_LABEL, build_models
+from citetutor.schemas import BlindSolve
 
 needs_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,
@@ -213,6 +213,7 @@ def test_real_qwen_verifier_answers_in_schema_from_numbered_sentences(model_cach
 def test_lazy_grammar_writes_what_the_stock_grammar_sampler_writes(model_cache):
     """Checking only the chosen token gives the same greedy JSON, and the grammar still binds."""
     from llama_cpp import Llama
+
     from citetutor.models.lazy_grammar import LazyGrammarLlama
     from citetutor.schemas import support_verdict_for
     path = str(assembled_gguf(QWEN_0_5B, model_cache))

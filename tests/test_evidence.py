@@ -2,8 +2,14 @@
 
 import json
 
-from citetutor.evidence import (MAX_SENTENCE_CHARS, Sentence, evidence_block, number_evidence,
-                                sentence_boxes, sentence_spans)
+from citetutor.evidence import (
+    MAX_SENTENCE_CHARS,
+    Sentence,
+    evidence_block,
+    number_evidence,
+    sentence_boxes,
+    sentence_spans,
+)
 from citetutor.retrieval import Hit
 from tests.fakes import HashEmbedder
 

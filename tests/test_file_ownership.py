@@ -6,7 +6,6 @@ import pytest
 
 from citetutor.pipeline import Pipeline
 from tests.corpus import MIT, corpus_file
-from tests.fakes import HashEmbedder
 from tests.helpers import make_pipeline
 
 PDF = corpus_file(*MIT).read_bytes()

@@ -96,6 +96,7 @@ def test_reembed_replaces_vectors_and_model_identity(tmp_path):
 
 def test_a_poster_sized_scanned_page_is_kept_as_a_bounded_image(tmp_path):
     import pymupdf
+
     from tests.test_embedded_models import render_png as text_png
     doc = pymupdf.open()
     page = doc.new_page(width=14400, height=14400)

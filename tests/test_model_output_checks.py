@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from citetutor.errors import EmbeddingMismatch, ModelOutputError
-from citetutor.retrieval import Scope
 from tests.corpus import MIT, SLIDES, corpus_file
 from tests.fakes import HashEmbedder
 from tests.helpers import make_pipeline

@@ -2,12 +2,11 @@
 
 from pathlib import Path
 
-import pytest
-
-from citetutor.errors import EmbeddingMismatch
 import numpy as np
+import pytest
 from rank_bm25 import BM25Okapi
 
+from citetutor.errors import EmbeddingMismatch
 from citetutor.retrieval import CandidateCache, Scope, fuse, search, tokenize
 from tests.corpus import MIT, SLIDES, corpus_file
 from tests.fakes import HashEmbedder

@@ -77,7 +77,7 @@ def test_threads_racing_uploads_deletes_and_questions_lose_nothing(tmp_path, oll
     assert "already open in another window or process" in other.stdout, other.stderr
 
     docs = pipe.store.query("SELECT id, sha256 FROM documents")
-    for doc_id, sha in docs:
+    for _, sha in docs:
         assert (pipe.settings.files_dir / f"{sha}.pdf").is_file(), "a stored document lost its file"
     files = {p.name for p in pipe.settings.files_dir.iterdir()} if pipe.settings.files_dir.exists() else set()
     assert files == {f"{sha}.pdf" for _, sha in docs}, "no orphan files"

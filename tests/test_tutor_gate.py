@@ -9,8 +9,17 @@ from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.schemas import BlindSolve, Claim, Draft
 from tests.corpus import MIT, corpus_file
-from tests.helpers import (PASS, blind_citing, claiming, evidence_sentences, make_pipeline, page_of,
-                           quoting_draft, sentence_with, verdict)
+from tests.helpers import (
+    PASS,
+    blind_citing,
+    claiming,
+    evidence_sentences,
+    make_pipeline,
+    page_of,
+    quoting_draft,
+    sentence_with,
+    verdict,
+)
 
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -73,3 +74,14 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.maximum(norms, 1e-12)
+
+
+def embed_in_batches(texts: list[str], batch_size: int,
+                     fetch: Callable[[list[str]], list[list[float]]]) -> np.ndarray:
+    """L2-normalised float32 rows for `texts`, asking a server for one batch at a time."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    rows: list[list[float]] = []
+    for start in range(0, len(texts), batch_size):
+        rows.extend(fetch(list(texts[start:start + batch_size])))
+    return normalise(np.asarray(rows, dtype=np.float32))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from citetutor.config import Settings
@@ -24,12 +25,14 @@ class ModelSet:
     ocr: OcrModel
     runtime: str
     label: str
+    # The runtime's own health check, when its adapters own one: () -> [(role, model, ok, message)].
+    check: Callable[[], list[tuple[str, str, bool, str]]] | None = None
 
 
 def build_models(settings: Settings) -> ModelSet:
     """The adapters for `settings.runtime` (auto picks one); no model is loaded here."""
     runtime, why = pick_runtime(settings)
-    models = _embedded(settings) if runtime == "embedded" else _ollama(settings)
+    models = {"embedded": _embedded, "openai": _openai}.get(runtime, _ollama)(settings)
     if settings.runtime == "auto":
         models = replace(models, label=f"{models.label}. Picked automatically: {why}")
     return models
@@ -70,9 +73,31 @@ def _ollama(settings: Settings) -> ModelSet:
     )
 
 
+def _openai(settings: Settings) -> ModelSet:
+    from citetutor.models.embedded import TesseractOcr
+    from citetutor.models.openai_compat import OpenAIChat, OpenAIEmbedder, OpenAIServer, openai_health
+
+    server = OpenAIServer(settings.openai_base_url, settings.openai_api_key, settings.request_timeout_s)
+    roles = settings.models
+    served = {"drafter": roles.drafter, "verifier": roles.verifier, "embedder": roles.embedder}
+    ocr = TesseractOcr(timeout_s=settings.request_timeout_s)
+
+    def check() -> list[tuple[str, str, bool, str]]:
+        import shutil
+        tesseract = shutil.which("tesseract") is not None
+        return [*openai_health(server, served),
+                ("ocr", ocr.name, tesseract, "available" if tesseract else
+                 "not installed: apt-get install tesseract-ocr")]
+    return ModelSet(
+        drafter=OpenAIChat(server, roles.drafter), verifier=OpenAIChat(server, roles.verifier),
+        embedder=OpenAIEmbedder(server, roles.embedder), ocr=ocr, runtime="openai",
+        label=f"OpenAI-compatible server at {settings.openai_base_url}: {roles.drafter} drafts, "
+              f"{roles.verifier} verifies, {roles.embedder} embeds; Tesseract reads scans",
+        check=check)
+
+
 def _embedded(settings: Settings) -> ModelSet:
-    from citetutor.models.embedded import (QWEN_0_5B, QWEN_1_5B, LlamaChat, MiniLMEmbedder,
-                                           TesseractOcr)
+    from citetutor.models.embedded import QWEN_0_5B, QWEN_1_5B, LlamaChat, MiniLMEmbedder, TesseractOcr
 
     cache = settings.data_dir / "models"
     # Two instances with their own weights: the blind solve really runs while the draft is written.
@@ -88,6 +113,8 @@ def _embedded(settings: Settings) -> ModelSet:
 
 def health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
     """(role, model, ok, message) for the sidebar; never raises."""
+    if models.check is not None:
+        return models.check()
     if models.runtime == "ollama":
         from citetutor.config import ModelRoles
         from citetutor.models.ollama import health as ollama_health

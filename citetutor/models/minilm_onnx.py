@@ -65,11 +65,13 @@ def build_graph(weights: dict[str, np.ndarray], heads: int, layers: int, eps: fl
     for i in range(layers):
         p = f"encoder.layer.{i}"
 
-        def heads_of(name: str, perm: list[int]) -> str:
+        def heads_of(x: str, p: str, name: str, perm: list[int]) -> str:
             flat = linear(x, f"{p}.attention.self.{name}", f"{p}.{name}")
             return op("Transpose", [op("Reshape", [flat, split], f"{p}.{name}.r")], f"{p}.{name}.t", perm=perm)
 
-        q, k, v = heads_of("query", [0, 2, 1, 3]), heads_of("key", [0, 2, 3, 1]), heads_of("value", [0, 2, 1, 3])
+        q = heads_of(x, p, "query", [0, 2, 1, 3])
+        k = heads_of(x, p, "key", [0, 2, 3, 1])  # transposed for q @ k
+        v = heads_of(x, p, "value", [0, 2, 1, 3])
         scores = op("Add", [op("Mul", [op("MatMul", [q, k], f"{p}.qk"), scale], f"{p}.qk_s"), bias], f"{p}.scores")
         context = op("MatMul", [op("Softmax", [scores], f"{p}.probs", axis=-1), v], f"{p}.ctx")
         context = op("Reshape", [op("Transpose", [context], f"{p}.ctx_t", perm=[0, 2, 1, 3]), merge], f"{p}.ctx_m")

@@ -14,7 +14,7 @@ import ollama
 
 from citetutor.config import ModelRoles
 from citetutor.errors import ModelUnavailable
-from citetutor.models.base import OcrResult, Reply, normalise
+from citetutor.models.base import OcrResult, Reply, embed_in_batches
 
 # GLM-OCR (the default OCR role) is trained on this task prompt; kept here, not in
 # prompts.py, because that module is owned elsewhere.
@@ -116,14 +116,10 @@ class OllamaEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start : start + self.batch_size])
+        def fetch(batch: list[str]) -> list[list[float]]:
             with ollama_errors(self.client, self.model_name):
-                rows.extend(self.client.embed(model=self.model_name, input=batch).embeddings)
-        return normalise(np.asarray(rows, dtype=np.float32))
+                return list(self.client.embed(model=self.model_name, input=batch).embeddings)
+        return embed_in_batches(texts, self.batch_size, fetch)
 
 
 class OllamaOcr:

@@ -7,13 +7,13 @@ import json
 import streamlit as st
 from streamlit_pdf_viewer import pdf_viewer
 
-from citetutor.pipeline import Pipeline
-from citetutor.tutor import Citation
+from citetutor.pipeline import Citation, Pipeline
 
 STAGE_LABELS = {
     "retrieve": "Retrieval", "draft": "Drafting", "blind_solve": "Blind solve",
     "support_check": "Support check", "rejection": "Rejected draft", "quiz_draft": "Drafting questions",
-    "agreement": "Answer agreement", "evidence": "Evidence sentences", "ocr": "OCR", "ingest": "Ingest", "cache": "Cache lookup",
+    "agreement": "Answer agreement", "evidence": "Evidence sentences", "ocr": "OCR", "ingest": "Ingest",
+    "cache": "Cache lookup",
 }
 
 
