@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pymupdf
@@ -65,6 +67,30 @@ def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
     pytest.fail(f"streamlit was not healthy within {START_TIMEOUT_S} s:\n{log.read_text()}")
 
 
+@contextmanager
+def running_app(data_dir: Path, ollama_url: str, log: Path) -> Iterator[str]:
+    """`streamlit run app.py` on a free loopback port; yields its base URL."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITETUTOR_")}
+    env.update(CITETUTOR_DATA_DIR=str(data_dir), CITETUTOR_OLLAMA_HOST=ollama_url)
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", process, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
 @pytest.fixture
 def sync_playwright():
     """Playwright's sync API, or a skip when it or Debian's chromium is missing."""
@@ -92,19 +118,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
     ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
 
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CITETUTOR_")}
-    env.update(CITETUTOR_DATA_DIR=str(settings.data_dir), CITETUTOR_OLLAMA_HOST=ollama_server.url)
-    log = tmp_path / "streamlit.log"
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(f"{base}/_stcore/health", process, log)
+    with running_app(settings.data_dir, ollama_server.url, tmp_path / "streamlit.log") as base:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             try:
@@ -149,16 +163,50 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                         return dark > 1000; }""", arg=f"canvas_page_{page_no}")
                 box_size = highlight.bounding_box()
                 assert box_size and box_size["width"] > 10 and box_size["height"] > 10
+                assert 1 <= viewer.locator('[id^="annotation-"]').count() <= 5, "the quoted lines only"
+                # The PDF's own highlight annotation fills those lines like a marker pen.
+                iframe.element_handle().content_frame().wait_for_function(
+                    """(id) => { const c = document.getElementById(id);
+                        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                        let marked = 0;
+                        for (let i = 0; i < d.length; i += 4)
+                            if (d[i] > 200 && d[i+1] > 200 && d[i+2] < 120) marked++;
+                        return marked > 2000; }""", arg=f"canvas_page_{page_no}")
                 iframe.scroll_into_view_if_needed()
                 page.screenshot(path=str(tmp_path / "citation-page.png"))
                 iframe.screenshot(path=str(tmp_path / "citation-viewer.png"))
                 print(f"screenshots: {tmp_path / 'citation-page.png'} {tmp_path / 'citation-viewer.png'}")
             finally:
                 browser.close()
-    finally:
-        process.terminate()
+
+
+def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
+        tmp_path, ollama_server, sync_playwright):
+    ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
+    ollama_server.enqueue_chat(ROLES.drafter, _draft)
+    ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
+    ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
+    with running_app(tmp_path / "data", ollama_server.url, tmp_path / "streamlit.log") as base, \
+            sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(UI_TIMEOUT_MS)
+            page.goto(base)  # a fresh library: the Library page, "New subject" open
+            page.get_by_label("Subject name").fill("Mechanics")
+            page.get_by_role("button", name="Create subject").click()
+            page.locator('input[type="file"]').set_input_files(str(corpus_file(*MIT)))
+            page.get_by_role("button", name="Add to library").click()
+            page.get_by_text(re.compile(r"19 pages, \d+ passages indexed")).wait_for()
+            page.screenshot(path=str(tmp_path / "library.png"))
+            page.get_by_test_id("stSidebar").get_by_role("link", name="Tutor").click()
+            box = page.get_by_placeholder("Ask about your notes…")
+            box.fill(QUESTION)
+            box.press("Enter")
+            page.get_by_text(ANSWER).wait_for()
+            page.get_by_role("button", name=re.compile(r"· p\. \d+$")).click()
+            page.get_by_text("highlighted: the cited passage").wait_for()
+            page.screenshot(path=str(tmp_path / "tutor.png"))
+            print(f"screenshots: {tmp_path / 'library.png'} {tmp_path / 'tutor.png'}")
+        finally:
+            browser.close()
