@@ -105,12 +105,22 @@ class Pipeline:
         """Answer through the gate."""
         return tutor.answer(self.gate, question, Scope(subject_id, doc_ids), mode, learner_notes, on_stage)
 
+    def searched_question(self, question: str, subject_id: int) -> str:
+        """What retrieval will be given for the next turn (a follow-up carries its context)."""
+        past = chat.history(self.store, subject_id, limit=1)
+        return chat.searched_question(question.strip(), past[-1].question if past else None)
+
+    def candidate_pages(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = ()) -> list[Citation]:
+        """The pages the gate will check, before any model runs (shown as 'not an answer yet')."""
+        if not question.strip():
+            return []
+        return tutor.candidate_pages(self.gate, question, Scope(subject_id, doc_ids))
+
     def chat(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (),
              mode: tutor.Mode = "explain", learner_notes: str = "",
              on_stage: tutor.StageCallback = lambda s, a: None) -> chat.Turn:
         """Ask as the next turn of the subject's conversation, and keep the turn."""
-        past = chat.history(self.store, subject_id, limit=1)
-        searched = chat.searched_question(question.strip(), past[-1].question if past else None)
+        searched = self.searched_question(question, subject_id)
         result = self.ask(searched, subject_id, doc_ids, mode, learner_notes, on_stage)
         return chat.record(self.store, subject_id, question.strip(), searched, mode, result)
 

@@ -96,8 +96,7 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     """The gate's steps inside one traced request."""
     on_stage("retrieve", 0)
     found = _retrieve(gate, trace, question, scope)
-    nearby = [Citation("", doc, title, page, "", "[]")
-              for doc, title, page in dict.fromkeys((h.doc_id, h.title, h.page_no) for h in found.hits)][:3]
+    nearby = pages_of(found)
     if not found.supported:
         result = _refuse(["no_evidence" if not found.hits else "low_relevance"], 0, found.best_cosine)
     else:
@@ -177,6 +176,19 @@ def _retrieve(gate: Gate, trace, question: str, scope: Scope) -> Retrieval:
 def _from_cache(fields: dict) -> TutorAnswer:
     """Rebuild a verified answer that passed the gate earlier."""
     return answer_from_fields(fields)
+
+
+def pages_of(found: Retrieval, most: int = 3) -> list[Citation]:
+    """The distinct pages retrieval found, best first, as citations without quote or boxes."""
+    pages = dict.fromkeys((h.doc_id, h.title, h.page_no) for h in found.hits)
+    return [Citation("", doc, title, page, "", "[]") for doc, title, page in pages][:most]
+
+
+def candidate_pages(gate: Gate, question: str, scope: Scope) -> list[Citation]:
+    """The pages the gate is about to check for `question` (retrieval only, no model call)."""
+    found = search(gate.store, gate.embedder, question, scope, gate.limits.top_k, gate.limits.rrf_k,
+                   gate.limits.min_relevance, gate.candidates)
+    return pages_of(found) if found.supported else []
 
 
 def answer_from_fields(fields: dict) -> TutorAnswer:

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from citetutor.errors import PasswordRequired
 from citetutor.ui.state import counted, get_pipeline, shown_errors, subject_picker, warn_missing_models
 
 pipeline = get_pipeline()
@@ -34,25 +35,49 @@ with st.form("upload", clear_on_submit=True):
     files = st.file_uploader("PDF notes or chapters", type=["pdf"], accept_multiple_files=True)
     password = st.text_input("Password (only for protected PDFs)", type="password")
     submitted = st.form_submit_button("Add to library", type="primary")
+
+
+def add_pdf(name: str, data: bytes, password: str | None) -> None:
+    """Upload one PDF with progress; a locked one waits below for its password."""
+    bar = st.progress(0.0, text=f"{name}: starting")
+    locked = st.session_state.setdefault("locked-uploads", {})
+    with shown_errors():
+        try:
+            result = pipeline.upload(data, name, subject["id"], password,
+                                     progress=lambda f, m: bar.progress(f, text=f"{name}: {m}"),
+                                     draft_ocr=True)
+        except PasswordRequired as exc:  # kept, so a retry needs only the password, not the file
+            locked[name] = data
+            st.warning(str(exc), icon=":material/lock:")
+            return
+        finally:
+            bar.empty()
+        locked.pop(name, None)
+        if result.duplicate:
+            st.info(f"'{name}' is already in this subject.")
+        elif result.status == "needs_review":
+            st.warning(f"'{name}' is a scan ({counted(result.pages, 'page')}): review its OCR on "
+                       "the Scan Review page before the tutor can use it.")
+            if result.ocr_problem:
+                st.warning(f"No OCR drafts yet: {result.ocr_problem}. The scan is kept; Scan Review "
+                           "can make the drafts once the model is available.")
+        else:
+            st.success(f"'{name}': {counted(result.pages, 'page')}, "
+                       f"{counted(result.chunks, 'passage')} indexed.")
+
+
 if submitted and files:
     for upload in files:
-        bar = st.progress(0.0, text=f"{upload.name}: starting")
-        with shown_errors():
-            result = pipeline.upload(upload.getvalue(), upload.name, subject["id"], password or None,
-                                     progress=lambda f, m, n=upload.name, b=bar: b.progress(f, text=f"{n}: {m}"),
-                                     draft_ocr=True)
-            if result.duplicate:
-                st.info(f"'{upload.name}' is already in this subject.")
-            elif result.status == "needs_review":
-                st.warning(f"'{upload.name}' is a scan ({counted(result.pages, 'page')}): review its OCR on "
-                           "the Scan Review page before the tutor can use it.")
-                if result.ocr_problem:
-                    st.warning(f"No OCR drafts yet: {result.ocr_problem}. The scan is kept; Scan Review "
-                               "can make the drafts once the model is available.")
-            else:
-                st.success(f"'{upload.name}': {counted(result.pages, 'page')}, "
-                           f"{counted(result.chunks, 'passage')} indexed.")
-        bar.empty()
+        add_pdf(upload.name, upload.getvalue(), password or None)
+
+for name, data in list(st.session_state.get("locked-uploads", {}).items()):
+    with st.form(f"unlock-{name}", clear_on_submit=True):
+        st.markdown(f":material/lock: **{name}** is password-protected")
+        retry = st.text_input("Its password", type="password", key=f"password-{name}")
+        if st.form_submit_button("Unlock and add"):
+            add_pdf(name, data, retry or None)
+            if name not in st.session_state["locked-uploads"]:
+                st.rerun()
 
 st.subheader("Documents")
 documents = pipeline.documents(subject["id"])

@@ -75,6 +75,11 @@ if question:
                 status.write(f"{time.monotonic() - started:4.0f} s · {label}")
 
             with shown_errors():
+                searched = pipeline.searched_question(question, subject["id"])
+                sources = pipeline.candidate_pages(searched, subject["id"], tuple(chosen))
+                if sources:
+                    st.caption("Sources being checked — not an answer yet: " + ", ".join(
+                        f"{c.title} p. {c.page_no}" for c in sources))
                 pipeline.chat(question, subject["id"], tuple(chosen), mode, notes, on_stage)
                 status.update(label="Checked", state="complete", expanded=False)
                 st.rerun()

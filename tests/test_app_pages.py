@@ -163,6 +163,23 @@ def test_library_upload_ingests_through_the_app(env, ollama_server):
     assert ollama_server.requests("/api/embed"), "chunks were embedded over HTTP"
 
 
+def test_a_locked_pdf_waits_for_its_password_without_picking_the_file_again(env, ollama_server):
+    at = start_app()
+    at.text_input[0].input("Locked")
+    at = run(at.button[0].click())
+    name = "qpdf__enc-R2_V1_U-view_O-master.pdf"
+    at.file_uploader[0].set_value((name, corpus_file("broken", name).read_bytes(), "application/pdf"))
+    run(next(b for b in at.button if b.label == "Add to library").click())
+    assert any("password-protected" in w for w in texts(at.warning))
+    next(t for t in at.text_input if t.label == "Its password").input("wrong")
+    run(next(b for b in at.button if b.label == "Unlock and add").click())
+    assert any("not correct" in w for w in texts(at.warning))
+    next(t for t in at.text_input if t.label == "Its password").input("view")
+    run(next(b for b in at.button if b.label == "Unlock and add").click())
+    assert any(READY in m and "30 pages" in m for m in texts(at.markdown))
+    assert not [b for b in at.button if b.label == "Unlock and add"], "the waiting file is gone"
+
+
 def test_library_lists_a_preingested_document(env):
     preingest(env, MIT, "mit-ch06.pdf")
     at = start_app()

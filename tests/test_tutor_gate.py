@@ -356,3 +356,13 @@ def test_a_changed_gate_rechecks_answers_it_accepted_before(pipe, monkeypatch):
     monkeypatch.setattr(answer_cache, "gate_fingerprint", lambda: "the gate's code changed")
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert [s["outcome"] for s in result.spans if s["name"] == "cache"] == ["miss"]
+
+
+def test_the_pages_shown_while_checking_are_the_pages_the_gate_reads(pipe):
+    before = pipe.candidate_pages(QUESTION, pipe.subject_id)
+    assert before and not pipe.models.drafter.history, "retrieval only, no model call"
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert [(c.doc_id, c.page_no) for c in before] == [(c.doc_id, c.page_no) for c in result.nearby]
+    assert pipe.candidate_pages("   ", pipe.subject_id) == []
