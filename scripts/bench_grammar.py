@@ -3,7 +3,9 @@
 Usage: .venv/bin/python scripts/bench_grammar.py [data_dir]
 For each model and each schema the gate sends, prints decoding tokens per second free,
 with llama-cpp-python's stock grammar sampler, and with the lazy sampler the product uses,
-and whether stock and lazy wrote the same JSON. The prompt is read once before the timed
+and whether stock and lazy wrote the same JSON. Then, for each model, the seconds its prompt
+pass takes over one evidence block of 12 sentences: the part of the verifier's work that
+no sampler change can remove (both models must read the evidence). The prompt is read once before the timed
 calls, so every timed call reuses it from the KV cache and times decoding alone.
 """
 
@@ -43,6 +45,18 @@ def decode(llama, task: str, schema: dict | None) -> tuple[float, str]:
     return rate, reply["choices"][0]["message"]["content"]
 
 
+def prompt_pass_seconds(llama) -> tuple[float, int]:
+    """Seconds and tokens to read a 12-sentence evidence prompt from an empty KV cache."""
+    evidence = "".join(f"[S{i}] An object moving in a circle of radius r at speed v has a centripetal "
+                       f"acceleration v^2/r directed toward the center (case {i}).\n" for i in range(1, 13))
+    messages = [{"role": "system", "content": "You are a careful reader. Reply with JSON."},
+                {"role": "user", "content": "Evidence:\n" + evidence + "\nQuestion: What is it?"}]
+    llama.reset()
+    started = time.perf_counter()
+    reply = llama.create_chat_completion(messages=messages, temperature=0, max_tokens=1)
+    return time.perf_counter() - started, reply["usage"]["prompt_tokens"]
+
+
 if __name__ == "__main__":
     data_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Settings().data_dir
     for spec in (QWEN_1_5B, QWEN_0_5B):
@@ -56,3 +70,5 @@ if __name__ == "__main__":
             print(f"{spec.label} {schema.__name__:15} free {free:5.1f} tok/s | stock grammar "
                   f"{slow:5.1f} ({free / slow:.2f}x slower) | lazy grammar {fast:5.1f} "
                   f"({free / fast:.2f}x slower) | same JSON: {stock_text == lazy_text}", flush=True)
+        seconds, tokens = prompt_pass_seconds(lazy)
+        print(f"{spec.label} prompt pass: {seconds:.2f} s for {tokens} tokens", flush=True)
