@@ -27,7 +27,7 @@ def cache_key(question: str, mode: str, notes: str, evidence: list[str],
 def gate_fingerprint() -> str:
     """A hash of the code that decides what passes, so a fixed gate re-checks old answers."""
     from citetutor import evidence, gate, schemas, tutor
-    sources = b"".join(Path(m.__file__).read_bytes() for m in (evidence, gate, schemas, tutor))
+    sources = b"".join(Path(str(m.__file__)).read_bytes() for m in (evidence, gate, schemas, tutor))
     return hashlib.sha256(sources).hexdigest()
 
 

@@ -12,6 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -51,8 +52,10 @@ def build_library(path: Path, seed: Seed, size: int, rng: np.random.Generator) -
     """A library of `size` chunks: seed texts mixed pairwise, seed vectors with noise."""
     store = Store(path)
     with store.transaction() as cur:
-        subject = cur.execute("INSERT INTO subjects (id, name) VALUES (nextval('subjects_seq'), "
-                              "'bench') RETURNING id").fetchone()[0]
+        row = cur.execute("INSERT INTO subjects (id, name) VALUES (nextval('subjects_seq'), "
+                          "'bench') RETURNING id").fetchone()
+        assert row is not None  # RETURNING always yields the new row
+        subject = row[0]
         n_seed, dim = seed.vectors.shape
         for first in range(0, size, CHUNKS_PER_DOCUMENT):
             rows = range(first, min(size, first + CHUNKS_PER_DOCUMENT))
@@ -89,7 +92,7 @@ def measure(path: Path, subject: int, model: str, queries: list[tuple[str, np.nd
     run = previous_search if previous else search
     started = time.perf_counter()
     store = Store(path)
-    cache = {} if previous else CandidateCache()
+    cache: Any = {} if previous else CandidateCache()
     scope = Scope(subject)
     text, vector = queries[0]
     run(store, _Named(model), text, scope, cache=cache, query_vector=vector)
@@ -132,8 +135,8 @@ def measure_in_fresh_process(*args) -> dict:
 # --- the implementation this replaced, kept only to be measured beside it ----------------
 
 
-def previous_search(store: Store, embedder, query: str, scope: Scope, k: int = 4, rrf_k: int = 60,
-                    cache: dict | None = None, query_vector: np.ndarray | None = None):
+def previous_search(store: Store, embedder, query: str, scope: Scope, k: int = 4, rrf_k: int = 60, *,
+                    cache: dict, query_vector: np.ndarray):
     """Before: every row as Python objects, rank-bm25 over every chunk, full sorts per query."""
     from rank_bm25 import BM25Okapi
     key = (store.generation, scope)

@@ -47,10 +47,12 @@ def record(store: Store, subject_id: int, question: str, searched: str, mode: st
            answer: TutorAnswer) -> Turn:
     """Keep a turn (a trace-like write: retrieval caches stay warm)."""
     with store.transaction(library=False) as cur:
-        turn_id = cur.execute(
+        row = cur.execute(
             "INSERT INTO chat_turns (id, subject_id, question, searched, mode, answer_json) "
             "VALUES (nextval('chat_turns_seq'), ?, ?, ?, ?, ?) RETURNING id",
-            [subject_id, question, searched, mode, json.dumps(asdict(answer))]).fetchone()[0]
+            [subject_id, question, searched, mode, json.dumps(asdict(answer))]).fetchone()
+        assert row is not None  # RETURNING always yields the new row
+        turn_id = row[0]
     return Turn(turn_id, question, searched, mode, answer)
 
 

@@ -13,6 +13,7 @@ from citetutor.evidence import Sentence, evidence_block, stems
 from citetutor.models.base import ChatModel, Embedder, ask_structured
 from citetutor.retrieval import CandidateCache
 from citetutor.store import Store
+from citetutor.tracing import Tracer
 
 # Words that frame a claim ("you can use the formula ...") without stating a fact.
 CLAIM_FRAME = frozenset(stems(
@@ -28,7 +29,7 @@ class Gate:
     embedder: Embedder
     drafter: ChatModel
     verifier: ChatModel
-    tracer: object
+    tracer: Tracer
     limits: Limits
     parallel_blind_solve: bool = True
     question_deadline_s: float = 600.0

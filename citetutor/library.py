@@ -21,9 +21,11 @@ def create_subject(store: Store, name: str) -> int:
         row = cur.execute("SELECT id FROM subjects WHERE name = ?", [name]).fetchone()
         if row:
             return row[0]
-        return cur.execute(
+        created = cur.execute(
             "INSERT INTO subjects (id, name) VALUES (nextval('subjects_seq'), ?) RETURNING id", [name]
-        ).fetchone()[0]
+        ).fetchone()
+        assert created is not None  # RETURNING always yields the new row
+        return created[0]
 
 
 def list_subjects(store: Store) -> list[dict]:

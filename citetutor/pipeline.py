@@ -7,12 +7,14 @@ from dataclasses import replace
 from typing import Callable
 
 from citetutor import chat, gate, library, quiz, scan, tracing, tutor
+from citetutor.chat import Turn
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, NotFound
 from citetutor.gate import same_meaning
 from citetutor.ingest import IngestResult, ingest_pdf, reembed_document
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import with_highlights
+from citetutor.quiz import QuizItem, QuizResult
 from citetutor.retrieval import Scope
 from citetutor.store import Store
 from citetutor.tutor import Citation, TutorAnswer  # noqa: F401 - the facade's answer types, for the UI
@@ -118,13 +120,13 @@ class Pipeline:
 
     def chat(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (),
              mode: tutor.Mode = "explain", learner_notes: str = "",
-             on_stage: tutor.StageCallback = lambda s, a: None) -> chat.Turn:
+             on_stage: tutor.StageCallback = lambda s, a: None) -> Turn:
         """Ask as the next turn of the subject's conversation, and keep the turn."""
         searched = self.searched_question(question, subject_id)
         result = self.ask(searched, subject_id, doc_ids, mode, learner_notes, on_stage)
         return chat.record(self.store, subject_id, question.strip(), searched, mode, result)
 
-    def chat_history(self, subject_id: int) -> list[chat.Turn]:
+    def chat_history(self, subject_id: int) -> list[Turn]:
         """The subject's conversation, oldest first."""
         return chat.history(self.store, subject_id)
 
@@ -137,7 +139,7 @@ class Pipeline:
         return tutor.draft_only(self.gate, question, Scope(subject_id), mode)
 
     def quiz(self, doc_id: str, first_page: int, last_page: int, count: int = 5, kinds: str = "mixed",
-             on_stage: Callable[[str, int], None] = lambda s, a: None) -> quiz.QuizResult:
+             on_stage: Callable[[str, int], None] = lambda s, a: None) -> QuizResult:
         """Practice questions from a page range, through the quiz gate."""
         doc = self.document(doc_id)
         scope = Scope(doc["subject_id"], (doc_id,), (first_page, last_page))
@@ -152,17 +154,17 @@ class Pipeline:
         """Why the tutor showed nothing, in a learner's words."""
         return tutor.refusal_reason(answer)
 
-    def quiz_sources(self, doc_id: str, item: quiz.QuizItem) -> list[tutor.Citation]:
+    def quiz_sources(self, doc_id: str, item: QuizItem) -> list[tutor.Citation]:
         """The pages a kept quiz item rests on, as citations the viewer can open."""
         title = self.document(doc_id)["title"]
         return [tutor.Citation("", doc_id, title, page, " … ".join(item.quotes), "[]") for page in item.pages]
 
-    def check_answer(self, item: quiz.QuizItem, answer: str) -> bool:
+    def check_answer(self, item: QuizItem, answer: str) -> bool:
         """Whether a learner's short answer says what the key says (shared words or meaning)."""
         return bool(answer.strip()) and same_meaning(self.models.embedder, item.key, answer,
                                                      item.candidate.stem)
 
-    def export_quiz(self, items: list[quiz.QuizItem], source: str, kind: str) -> bytes:
+    def export_quiz(self, items: list[QuizItem], source: str, kind: str) -> bytes:
         """Kept items as 'csv' or 'apkg' (an Anki deck) bytes."""
         from citetutor import quiz_export
         return quiz_export.to_apkg(items, source) if kind == "apkg" else quiz_export.to_csv(items, source)

@@ -85,6 +85,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
 
 def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     """Chunks of the page range, spread evenly when there are more than fit one prompt."""
+    assert scope.pages is not None  # make_quiz always passes the learner's range
     rows = gate.store.query(
         "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes FROM chunks c "
         "JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND d.status = 'ready' "
@@ -150,7 +151,9 @@ def _check_one(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence], 
 
 def key_of(item: QuizCandidate) -> str:
     """The keyed option of an MCQ, else the short answer."""
-    return item.options[item.answer_index] if item.kind == "mcq" else item.answer_text
+    if item.kind == "mcq" and item.answer_index is not None:
+        return item.options[item.answer_index]
+    return item.answer_text
 
 
 def _check_structure(item: QuizCandidate, sources: list[Sentence], min_overlap: float) -> list[Sentence]:

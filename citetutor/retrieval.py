@@ -198,7 +198,8 @@ def backfill_terms(store: Store) -> None:
 
 def _scope_sql(scope: Scope, with_pages: bool = True) -> tuple[str, list]:
     """SQL filter and parameters for a scope (the page filter needs the chunks table)."""
-    clauses, params = ["d.subject_id = ?"], [scope.subject_id]
+    clauses: list[str] = ["d.subject_id = ?"]
+    params: list[object] = [scope.subject_id]
     if scope.doc_ids:
         clauses.append(f"d.id IN ({', '.join('?' * len(scope.doc_ids))})")
         params.extend(scope.doc_ids)

@@ -147,7 +147,7 @@ class Store:
         with self.transaction() as cur:
             cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
             row = cur.execute("SELECT max(version) FROM schema_version").fetchone()
-            current = row[0] or 0
+            current = (row[0] if row else 0) or 0
             for number, sql in enumerate(MIGRATIONS[current:], start=current + 1):
                 cur.execute(sql)
                 cur.execute("INSERT INTO schema_version VALUES (?)", [number])

@@ -92,7 +92,9 @@ class RequestTrace:
         self.id = uuid.uuid4().hex
         self.kind, self.subject_id = kind, subject_id
         self.started_at = datetime.now(timezone.utc).replace(tzinfo=None)  # stored as UTC
-        self.outcome, self.reason, self.attempts = OK, None, None
+        self.outcome: str = OK
+        self.reason: str | None = None
+        self.attempts: int | None = None
         self.duration_ms: float | None = None
         self._t0 = time.perf_counter()
         self._lock = threading.Lock()  # the blind solve records spans from another thread
@@ -323,7 +325,8 @@ def scrub_event(event: Any) -> dict:
     clean = _pick(event, _EVENT_FIELDS)
     if not isinstance(event, dict):
         return clean
-    contexts = event.get("contexts") if isinstance(event.get("contexts"), dict) else {}
+    contexts = event.get("contexts")
+    contexts = contexts if isinstance(contexts, dict) else {}
     trace = _scrub_trace(contexts.get("trace"))
     _put(clean, "contexts", {"trace": trace} if trace else None)
     _put(clean, "transaction_info", _pick(event.get("transaction_info"), {"source": _ident}))
@@ -365,12 +368,12 @@ def scrub_envelope(envelope: Envelope) -> Envelope | None:
 
     items = [_scrub_item(item) for item in envelope.items
              if item.type in ("event", "transaction")]
-    items = [item for item in items if item is not None]
-    if not items:
+    kept = [item for item in items if item is not None]
+    if not kept:
         return None
     headers = _pick(envelope.headers, _HEADER_FIELDS)
     _put(headers, "trace", _pick(envelope.headers.get("trace"), _DSC_FIELDS))
-    return Envelope(headers=headers, items=items)
+    return Envelope(headers=headers, items=kept)
 
 
 def _scrub_item(item: Item) -> Item | None:
@@ -461,8 +464,9 @@ def init_sentry(settings: SentrySettings, transport_cls: type | None = None) -> 
         raise TypeError("transport_cls must subclass FilteringTransport (the second filter).")
     sentry_sdk.init(
         dsn=settings.dsn.strip(), environment=settings.environment,
-        traces_sample_rate=settings.traces_sample_rate, transport=transport_cls,
-        before_send=_before_send, before_send_transaction=_before_send_transaction,
+        # Our filters take and return plain dicts, which is what Sentry's Event type is.
+        traces_sample_rate=settings.traces_sample_rate, transport=transport_cls,  # type: ignore[arg-type]
+        before_send=_before_send, before_send_transaction=_before_send_transaction,  # type: ignore[arg-type]
         **_PRIVATE_OPTIONS, **_pii_options())
     return True
 

@@ -59,6 +59,7 @@ def _ollama(settings: Settings) -> ModelSet:
     import ollama
 
     from citetutor.models.ollama import OllamaChat, OllamaEmbedder, OllamaOcr
+    from citetutor.models.ollama import health as ollama_health
 
     client = ollama.Client(host=settings.ollama_host, timeout=settings.request_timeout_s)
     roles = settings.models
@@ -70,6 +71,7 @@ def _ollama(settings: Settings) -> ModelSet:
         runtime="ollama",
         label=f"Ollama at {settings.ollama_host}: "
               f"{roles.drafter} drafts, {roles.verifier} verifies",
+        check=lambda: ollama_health(client, roles),
     )
 
 
@@ -101,7 +103,7 @@ def _embedded(settings: Settings) -> ModelSet:
 
     cache = settings.data_dir / "models"
     # Two instances with their own weights: the blind solve really runs while the draft is written.
-    return ModelSet(
+    models = ModelSet(
         drafter=LlamaChat(QWEN_1_5B, cache),
         verifier=LlamaChat(QWEN_0_5B, cache),
         embedder=MiniLMEmbedder(cache),
@@ -109,21 +111,13 @@ def _embedded(settings: Settings) -> ModelSet:
         runtime="embedded",
         label=EMBEDDED_LABEL,
     )
+    return replace(models, check=lambda: _embedded_health(models))
 
 
 def health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
     """(role, model, ok, message) for the sidebar; never raises."""
-    if models.check is not None:
+    if models.check is not None:  # each runtime's adapters know how to check themselves
         return models.check()
-    if models.runtime == "ollama":
-        from citetutor.config import ModelRoles
-        from citetutor.models.ollama import health as ollama_health
-
-        roles = ModelRoles(drafter=models.drafter.model_name, verifier=models.verifier.model_name,
-                           embedder=models.embedder.model_name, ocr=models.ocr.model_name)
-        return ollama_health(models.drafter.client, roles)
-    if models.runtime == "embedded":
-        return _embedded_health(models)
     return [(role, getattr(models, role).name, True, models.label)
             for role in ("drafter", "verifier", "embedder", "ocr")]
 

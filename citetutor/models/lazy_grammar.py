@@ -47,7 +47,7 @@ class GreedyGrammarSampler:
 
     def _allows(self, token: int, logit: float) -> bool:
         """Whether the grammar accepts `token` next (it sets a refused token's logit to -inf)."""
-        self._one[0].id, self._one[0].logit, self._one[0].p = token, logit, 0.0
+        self._one[0] = llama_cpp.llama_token_data(token, logit, 0.0)
         candidates = llama_cpp.llama_token_data_array(self._one, 1, -1, False)
         llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(candidates))
         return math.isfinite(self._one[0].logit)

@@ -118,7 +118,7 @@ class OllamaEmbedder:
         """L2-normalised float32 vectors, one row per text."""
         def fetch(batch: list[str]) -> list[list[float]]:
             with ollama_errors(self.client, self.model_name):
-                return list(self.client.embed(model=self.model_name, input=batch).embeddings)
+                return [list(v) for v in self.client.embed(model=self.model_name, input=batch).embeddings]
         return embed_in_batches(texts, self.batch_size, fetch)
 
 
