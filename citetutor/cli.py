@@ -79,11 +79,8 @@ def cmd_bench(pipe: Pipeline, args) -> None:
         result = pipe.upload(Path(pdf).read_bytes(), Path(pdf).name, subject)
         print(f"ingest {Path(pdf).name}: {time.perf_counter() - started:.2f} s for {result.pages} pages "
               f"({result.chunks} chunks)")
-    seed = benchmark.seed_from(pipe.store, pipe.models.embedder.name)
-    questions = args.query or benchmark.DEFAULT_QUERIES
-    queries = list(zip(questions, pipe.models.embedder.embed(questions)))
-    rows = benchmark.run(seed, queries, args.sizes, pipe.settings.data_dir, args.previous_up_to,
-                         on_row=lambda r: print(benchmark.table([r]).splitlines()[-1], flush=True))
+    rows = pipe.bench_retrieval(args.sizes, args.previous_up_to, args.query,
+                                on_row=lambda r: print(benchmark.table([r]).splitlines()[-1], flush=True))
     print(benchmark.table(rows))
 
 

@@ -112,3 +112,12 @@ def test_cli_refuses_an_oversized_file_before_reading_it(cli_env, tmp_path, monk
     monkeypatch.setattr(cli.Path, "read_bytes", lambda self: pytest.fail("read the whole file"))
     assert cli.main(["ingest", "--subject", "Mechanics", str(huge)]) == 1
     assert "larger than 200 MB" in capsys.readouterr().err
+
+
+def test_cli_bench_prints_both_paths_and_leaves_nothing_behind(cli_env, tmp_path, capsys):
+    fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
+    code = cli.main(["bench", str(fixture), "--sizes", "300", "--previous-up-to", "300",
+                     "--query", "net force on the cart"])
+    out = capsys.readouterr().out
+    assert code == 0 and "| 300 | current |" in out and "| 300 | previous |" in out
+    assert not (tmp_path / "bench").exists(), "the bench's libraries are removed afterwards"
