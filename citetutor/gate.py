@@ -11,7 +11,7 @@ from citetutor.config import Limits
 from citetutor.errors import ModelOutputError
 from citetutor.evidence import Sentence, evidence_block, stems
 from citetutor.models.base import ChatModel, Embedder, ask_structured
-from citetutor.retrieval import CandidateCache
+from citetutor.retrieval import CandidateCache, Retrieval, Scope, search
 from citetutor.store import Store
 from citetutor.tracing import Tracer
 
@@ -34,6 +34,11 @@ class Gate:
     parallel_blind_solve: bool = True
     question_deadline_s: float = 600.0
     candidates: CandidateCache = field(default_factory=CandidateCache)
+
+    def search(self, query: str, scope: Scope) -> Retrieval:
+        """Hybrid retrieval with this gate's limits and its warm candidate cache."""
+        return search(self.store, self.embedder, query, scope, self.limits.top_k, self.limits.rrf_k,
+                      self.limits.min_relevance, self.candidates)
 
 
 class Rejected(Exception):

@@ -15,7 +15,7 @@ from citetutor.ingest import IngestResult, ingest_pdf, reembed_document
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import with_highlights
 from citetutor.quiz import QuizItem, QuizResult
-from citetutor.retrieval import Scope
+from citetutor.retrieval import Scope, backfill_terms
 from citetutor.store import Store
 from citetutor.tutor import Citation, TutorAnswer  # noqa: F401 - the facade's answer types, for the UI
 
@@ -36,6 +36,7 @@ class Pipeline:
         self.settings = settings
         self.store = store or Store(settings.db_path)
         library.sweep_orphan_files(self.store, settings.files_dir)
+        backfill_terms(self.store)  # libraries from before chunks kept their BM25 terms
         self.models = models or build_models(settings)
         self.tracer = tracing.Tracer(self.store, settings.sentry)
         self.gate = gate.Gate(self.store, self.models.embedder, self.models.drafter,

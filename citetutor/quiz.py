@@ -21,7 +21,7 @@ from citetutor.gate import (
     traced_call,
     verify_messages,
 )
-from citetutor.retrieval import Hit, Scope, search
+from citetutor.retrieval import Hit, Scope
 from citetutor.schemas import QUIZ_SCHEMAS, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
 
 MAX_SOURCE_CHUNKS = 8
@@ -172,8 +172,7 @@ def _re_retrieve(gate: Gate, trace, item: QuizCandidate, scope: Scope,
     """Find evidence again from the stem and options alone, as a student's search would."""
     query = " ".join([item.stem, *item.options])
     with trace.span("retrieve", attempt=number) as span:
-        found = search(gate.store, gate.embedder, query, scope, gate.limits.top_k,
-                       gate.limits.rrf_k, gate.limits.min_relevance, gate.candidates)
+        found = gate.search(query, scope)
         span.record(outcome="ok" if found.supported else "rejected")
     if not found.supported:
         raise Rejected("blind_unanswerable")

@@ -13,7 +13,7 @@ from rank_bm25 import BM25Okapi
 
 from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError
 from citetutor.models.base import Embedder
-from citetutor.store import Store
+from citetutor.store import Snapshot, Store
 
 STOPWORDS = frozenset(
     "a an and are as at be by do does for from how i in is it its of on or that the this to "
@@ -150,19 +150,15 @@ SCOPED_CHUNKS = ("FROM chunks c JOIN documents d ON d.id = c.doc_id "
 
 def build_candidates(store: Store, scope: Scope, model: str) -> Candidates:
     """Load a scope's vectors as one block and its BM25 postings, counted inside DuckDB."""
-    backfill_terms(store)
     with store.snapshot() as reads:  # an upload committing meanwhile must not split the two
         return _candidates_from(reads, scope, model)
 
 
-def _candidates_from(store, scope: Scope, model: str) -> Candidates:
+def _candidates_from(store: Snapshot, scope: Scope, model: str) -> Candidates:
     """The candidates as of one snapshot of the store."""
     where, params = _scope_sql(scope)
     scoped = SCOPED_CHUNKS.format(where=where)
-    table = store.query_arrow(
-        "SELECT c.id, e.vector, CASE WHEN c.terms = '' THEN 0 ELSE len(string_split(c.terms, ' ')) END "
-        f"AS length {scoped} ORDER BY c.id",
-        [model, *params])
+    table = store.query_arrow(f"SELECT c.id, e.vector {scoped} ORDER BY c.id", [model, *params])
     if table.num_rows == 0:
         return Candidates(np.array([], dtype=object), np.zeros((0, 1), np.float32),
                           Bm25Index([], np.zeros(1, np.int64), *(np.zeros(0, np.int32),) * 3))
@@ -176,19 +172,20 @@ def _candidates_from(store, scope: Scope, model: str) -> Candidates:
         "FROM counts GROUP BY term",
         [model, *params])
     rows, tfs = postings["rows"].combine_chunks(), postings["tfs"].combine_chunks()
-    lengths = table["length"].to_numpy().astype(np.float32)
+    flat_rows, flat_tfs = rows.flatten().to_numpy(), tfs.flatten().to_numpy()
+    # A chunk's length in terms is the sum of its term frequencies: no second split needed.
+    lengths = np.bincount(flat_rows, weights=flat_tfs, minlength=table.num_rows).astype(np.float32)
     where_docs, doc_params = _scope_sql(scope, with_pages=False)
     titles = dict(store.query(f"SELECT d.id, d.title FROM documents d WHERE {where_docs}", doc_params))
     return Candidates(
         np.asarray(table["id"].to_pylist(), dtype=object),
         vectors.reshape(table.num_rows, -1),
-        Bm25Index(postings["term"].to_pylist(), rows.offsets.to_numpy(),
-                  rows.flatten().to_numpy(), tfs.flatten().to_numpy(), lengths),
+        Bm25Index(postings["term"].to_pylist(), rows.offsets.to_numpy(), flat_rows, flat_tfs, lengths),
         titles)
 
 
 def backfill_terms(store: Store) -> None:
-    """Tokenise chunks stored before terms were kept beside them (a one-off per library)."""
+    """Tokenise chunks stored before terms were kept beside them (once, when a library opens)."""
     missing = store.query("SELECT id, text FROM chunks WHERE terms IS NULL")
     if missing:
         with store.transaction(library=False) as cur:

@@ -27,7 +27,7 @@ from citetutor.gate import (
     unfounded,
     verify_messages,
 )
-from citetutor.retrieval import Retrieval, Scope, search
+from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
 
 Mode = Literal["explain", "hint"]
@@ -130,7 +130,7 @@ def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
         cached = answer_cache.lookup(gate.store, key)
         span.record(outcome="hit" if cached else "miss")
     if cached:
-        return _from_cache(cached)
+        return answer_from_fields(cached)
     on_stage("blind_solve", 0)  # called here: UI callbacks must run on the caller's thread
     deadline = time.monotonic() + gate.question_deadline_s
     pool = ThreadPoolExecutor(max_workers=1)
@@ -166,16 +166,10 @@ def draft_only(gate: Gate, question: str, scope: Scope, mode: Mode = "explain") 
 def _retrieve(gate: Gate, trace, question: str, scope: Scope) -> Retrieval:
     """Hybrid retrieval with the semantic pre-gate, as one span."""
     with trace.span("retrieve") as span:
-        found = search(gate.store, gate.embedder, question, scope, gate.limits.top_k,
-                       gate.limits.rrf_k, gate.limits.min_relevance, gate.candidates)
+        found = gate.search(question, scope)
         span.record(outcome="ok" if found.supported else "rejected",
                     reason=None if found.supported else "low_relevance")
     return found
-
-
-def _from_cache(fields: dict) -> TutorAnswer:
-    """Rebuild a verified answer that passed the gate earlier."""
-    return answer_from_fields(fields)
 
 
 def pages_of(found: Retrieval, most: int = 3) -> list[Citation]:
@@ -186,8 +180,7 @@ def pages_of(found: Retrieval, most: int = 3) -> list[Citation]:
 
 def candidate_pages(gate: Gate, question: str, scope: Scope) -> list[Citation]:
     """The pages the gate is about to check for `question` (retrieval only, no model call)."""
-    found = search(gate.store, gate.embedder, question, scope, gate.limits.top_k, gate.limits.rrf_k,
-                   gate.limits.min_relevance, gate.candidates)
+    found = gate.search(question, scope)
     return pages_of(found) if found.supported else []
 
 

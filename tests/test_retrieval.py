@@ -109,3 +109,14 @@ def test_traced_requests_and_cached_answers_keep_retrieval_candidates_warm(tmp_p
     assert pipe.gate.candidates.get(pipe.store, scope, model) is warm, "no rebuild for a trace write"
     pipe.delete_document(doc.doc_id)
     assert pipe.gate.candidates.get(pipe.store, scope, model) is not warm, "a library change rebuilds"
+
+
+def test_a_library_from_before_stored_terms_is_tokenised_when_it_opens(pipe):
+    from citetutor.pipeline import Pipeline
+    expected = dict(pipe.store.query("SELECT id, terms FROM chunks"))
+    pipe.store.execute("UPDATE chunks SET terms = NULL")  # as migration 3 leaves older chunks
+    pipe.store.close()
+    reopened = Pipeline(pipe.settings, models=pipe.models)
+    assert dict(reopened.store.query("SELECT id, terms FROM chunks")) == expected
+    found = search(reopened.store, reopened.models.embedder, "static array capacity", Scope(pipe.subject_id))
+    assert found.hits and found.hits[0].bm25 > 0
