@@ -12,6 +12,8 @@ from citetutor.tutor import QUESTION_FRAME, TutorAnswer, answer_from_fields
 
 # Words that point back at the previous turn ("why is that?", "is it constant?").
 POINTING_BACK = re.compile(r"\b(it|its|that|this|these|those|they|them|their|there)\b", re.IGNORECASE)
+# Words a follow-up is made of that name no topic: the question frame, the pointers, "is".
+NOT_A_TOPIC = QUESTION_FRAME | set(stems("it its that this these those they them their there is are was"))
 HISTORY_LIMIT = 50
 
 
@@ -30,8 +32,7 @@ def searched_question(question: str, previous: str | None) -> str:
     """A follow-up that names no topic of its own is searched together with the previous question."""
     if not previous:
         return question
-    topic = set(stems(question)) - QUESTION_FRAME - set(stems("it its that this these those they "
-                                                               "them their there is are was"))
+    topic = set(stems(question)) - NOT_A_TOPIC
     short_and_pointing = POINTING_BACK.search(question) and len(topic) <= 2
     return f"{previous} {question}" if short_and_pointing or not topic else question
 

@@ -90,10 +90,10 @@ class Pipeline:
     def pdf_bytes(self, doc_id: str, page_no: int | None = None,
                   boxes: list[list[float]] | None = None) -> bytes:
         """The original PDF for the viewer; with `boxes`, those lines of `page_no` highlighted."""
-        sha = self.document(doc_id)["sha256"]
-        path = library.original_path(self.settings.files_dir, sha)
+        doc = self.document(doc_id)
+        path = library.original_path(self.settings.files_dir, doc["sha256"])
         if not path.is_file():
-            raise NotFound(f"The PDF of '{self.document(doc_id)['title']}' is missing from "
+            raise NotFound(f"The PDF of '{doc['title']}' is missing from "
                            f"{self.settings.files_dir}; delete the document and upload it again.")
         data = path.read_bytes()
         return with_highlights(data, page_no, boxes) if page_no and boxes else data

@@ -52,6 +52,10 @@ class QuizResult:
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
 
+    def reject(self, code: str) -> None:
+        """Count one candidate the gate dropped, by reason."""
+        self.rejected[code] = self.rejected.get(code, 0) + 1
+
     @property
     def rejected_count(self) -> int:
         """How many candidates the gate dropped."""
@@ -74,7 +78,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
         candidates = _draft_candidates(gate, trace, sources, count, kinds)
         for number, candidate in enumerate(candidates, start=1):
             if candidate is None:
-                result.rejected["schema_invalid"] = result.rejected.get("schema_invalid", 0) + 1
+                result.reject("schema_invalid")
                 continue
             on_stage("check", number)
             _check_one(gate, trace, candidate, sources, scope, number, doc_id, result)
@@ -144,7 +148,7 @@ def _check_one(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence], 
         _key_support(gate, trace, item, sources, cited, number)
     except Rejected as rejection:
         trace_rejection(trace, rejection.code, number)
-        result.rejected[rejection.code] = result.rejected.get(rejection.code, 0) + 1
+        result.reject(rejection.code)
         return
     result.items.append(_store_item(gate, trace.id, doc_id, item, cited))
 

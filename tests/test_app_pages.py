@@ -461,3 +461,9 @@ def test_traces_shows_the_tutor_request_and_its_spans(env, ollama_server):
     assert all(" · Tutor · " in r for r in recent["request"])
     spans = next(df.value for df in at.dataframe if "stage" in df.value.columns and "seconds" in df.value.columns)
     assert {"Retrieval", "Drafting", "Blind solve", "Support check"} <= set(spans["stage"])
+
+
+def test_every_reason_code_has_words_for_the_learner():
+    from citetutor.tracing import REASON_CODES
+    from citetutor.ui.widgets import REASON_WORDS
+    assert set(REASON_WORDS) == set(REASON_CODES)

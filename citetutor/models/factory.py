@@ -85,11 +85,7 @@ def _openai(settings: Settings) -> ModelSet:
     ocr = TesseractOcr(timeout_s=settings.request_timeout_s)
 
     def check() -> list[tuple[str, str, bool, str]]:
-        import shutil
-        tesseract = shutil.which("tesseract") is not None
-        return [*openai_health(server, served),
-                ("ocr", ocr.name, tesseract, "available" if tesseract else
-                 "not installed: apt-get install tesseract-ocr")]
+        return [*openai_health(server, served), _tesseract_health(ocr.name)]
     return ModelSet(
         drafter=OpenAIChat(server, roles.drafter), verifier=OpenAIChat(server, roles.verifier),
         embedder=OpenAIEmbedder(server, roles.embedder), ocr=ocr, runtime="openai",
@@ -125,7 +121,6 @@ def health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
 def _embedded_health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
     """Whether the in-process runtimes can load, without loading them."""
     import importlib.util
-    import shutil
 
     from citetutor.errors import ModelUnavailable
     from citetutor.models.embedded import QWEN_0_5B, QWEN_1_5B, part_files
@@ -141,10 +136,16 @@ def _embedded_health(models: ModelSet) -> list[tuple[str, str, bool, str]]:
 
     drafter, verifier = weights(QWEN_1_5B), weights(QWEN_0_5B)
     minilm = importlib.util.find_spec("all_minilm_l6_v2") is not None
-    tesseract = shutil.which("tesseract") is not None
     fix = {True: "available", False: "not installed: run `bash scripts/setup.sh`"}
     return [("drafter", models.drafter.name, *drafter),
             ("verifier", models.verifier.name, *verifier),
             ("embedder", models.embedder.name, minilm, fix[minilm]),
-            ("ocr", models.ocr.name, tesseract, fix[tesseract] if tesseract
-             else "not installed: apt-get install tesseract-ocr")]
+            _tesseract_health(models.ocr.name)]
+
+
+def _tesseract_health(name: str) -> tuple[str, str, bool, str]:
+    """The OCR row of runtimes that read scans with the local `tesseract` binary."""
+    import shutil
+
+    found = shutil.which("tesseract") is not None
+    return ("ocr", name, found, "available" if found else "not installed: apt-get install tesseract-ocr")
