@@ -27,7 +27,9 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
     chunk_chars: int = Field(1600, description="Maximum characters per chunk.")
     chunk_overlap: int = Field(200, description="Characters shared by neighbouring chunks.")
-    top_k: int = Field(4, description="Chunks retrieved per question.")
+    top_k: int = Field(6, description="Chunks retrieved per question; their sentences closest to "
+                       "the question become the evidence (evidence_sentences), so more chunks "
+                       "widen the choice without lengthening the prompt.")
     max_attempts: int = Field(3, description="Drafts tried before the tutor refuses.")
     rrf_k: int = Field(60, description="Reciprocal Rank Fusion constant.")
     min_relevance: float = Field(

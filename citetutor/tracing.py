@@ -28,7 +28,7 @@ REASON_CODES: frozenset[str] = frozenset({
     "schema_invalid", "unknown_sentence", "uncovered_claim", "number_not_in_evidence",
     "quantity_not_in_evidence", "off_question", "blind_unanswerable", "blind_disagrees",
     "irrelevant", "unsupported_claim", "model_unavailable", "no_evidence", "low_relevance",
-    "key_mismatch", "answer_mismatch", "key_unsupported", "deadline", "error",
+    "key_mismatch", "answer_mismatch", "key_unsupported", "deadline", "repeated_draft", "error",
 })
 
 OK = "ok"

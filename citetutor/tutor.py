@@ -42,7 +42,8 @@ NUMBER = re.compile(
 # Words that frame a question but say nothing about its topic.
 QUESTION_FRAME = frozenset(stems(
     "explain describe define definition meaning mean means give hint tell about please why "
-    "does happen happens show find called name example examples"))
+    "does happen happens show find called name example examples can could would should might "
+    "will must out into"))
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,8 @@ def answer_from_fields(fields: dict) -> TutorAnswer:
 def refusal_reason(result: TutorAnswer) -> str:
     """Why nothing was shown, in a learner's words, naming the pages that were tried."""
     pages = _pages_phrase(result.nearby)
-    last = result.reasons[-1] if result.reasons else ""
+    # A repeated draft ends the attempts; the rejection it repeated says what was wrong.
+    last = next((r for r in reversed(result.reasons) if r != "repeated_draft"), "")
     if last in ("low_relevance", "no_evidence"):
         return "Your notes don't seem to cover this question" + (
             f" (the closest passages, {pages}, are about something else)." if pages else ".")
@@ -230,13 +232,21 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
               blind: Future, on_stage: StageCallback, deadline: float) -> TutorAnswer:
     """Up to max_attempts drafts, each retried with the previous rejection reason, in time."""
     reasons: list[str] = []
+    rejected: list[Draft] = []
     feedback = ""
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
             reasons.append("deadline")
             return _refuse(reasons, attempt - 1)
+        draft = None
         try:
             draft = _draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
+            if draft in rejected:
+                # Every check depends only on the draft, so a repeat fails again; and its
+                # feedback would be the same, so greedy decoding would repeat it once more.
+                reasons.append("repeated_draft")
+                trace_rejection(trace, "repeated_draft", attempt)
+                return _refuse(reasons, attempt)
             guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
             try:
                 solved = _wait(blind, deadline)
@@ -251,6 +261,8 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
         except Rejected as rejection:
             reasons.append(rejection.code)
             trace_rejection(trace, rejection.code, attempt)
+            if draft is not None:
+                rejected.append(draft)
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
             continue
         return _accept(draft, sentences, attempt, reasons)
@@ -259,7 +271,11 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
 
 def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
            feedback: str, attempt: int, on_stage: StageCallback) -> Draft:
-    """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection."""
+    """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection.
+
+    A retry appends what was wrong to the same request. (Showing the rejected draft back as
+    the drafter's own turn made the 1.5B drafter repeat it word for word more often.)
+    """
     on_stage("draft", attempt)
     user = prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question,
                                      task=prompts.DRAFT_MODE[mode])

@@ -43,11 +43,13 @@ def page_of(store, sentence: str) -> int:
     raise AssertionError(f"no chunk holds {sentence!r}")
 
 
-def quoting_draft(word: str = "inward"):
-    """A drafter reply: one claim that quotes (and cites) the sentence containing `word`."""
+def quoting_draft(word: str = "inward", drop_words: int = 0):
+    """A drafter reply: one claim that quotes (and cites) the sentence containing `word`,
+    less its last `drop_words` words (a retry that differs from the draft before it)."""
     def reply(messages: list[dict]) -> Draft:
         number, text = sentence_with(messages, word)
-        return Draft(claims=[Claim(text=text[:240], sentences=[number])])
+        words = text[:240].split()
+        return Draft(claims=[Claim(text=" ".join(words[:len(words) - drop_words]), sentences=[number])])
     return reply
 
 

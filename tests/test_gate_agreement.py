@@ -26,3 +26,17 @@ def test_a_near_paraphrase_in_other_words_agrees_by_meaning():
         def embed(self, texts):
             return np.array([[1.0, 0.0], [0.9, 0.436]])  # cosine 0.9
     assert same_meaning(Fixed(), "It goes round the loop.", "Circles about the centre.", QUESTION)
+
+
+def test_the_topic_check_ignores_how_a_question_is_phrased():
+    # A real hint question from the slides eval: "could" and "out" are not what it is about.
+    import pytest
+
+    from citetutor.gate import Rejected
+    from citetutor.tutor import _guard_topic
+    question = "How could I build a dynamic array out of a static array?"
+    _guard_topic(question, "1) Create a static array with an initial capacity. 3) If adding another "
+                           "element will exceed the capacity, then create a new static array with "
+                           "twice the capacity and copy the original elements into it.")
+    with pytest.raises(Rejected):
+        _guard_topic(question, "Elements in A are referenced by their index.")

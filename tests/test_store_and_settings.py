@@ -46,10 +46,10 @@ def test_failed_transaction_leaves_nothing(tmp_path):
 def test_settings_from_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("CITETUTOR_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("CITETUTOR_MODELS__VERIFIER", "qwen2.5:7b")
-    monkeypatch.setenv("CITETUTOR_LIMITS__TOP_K", "6")
+    monkeypatch.setenv("CITETUTOR_LIMITS__TOP_K", "9")
     settings = Settings()
     assert settings.db_path == tmp_path / "citetutor.duckdb"
-    assert (settings.models.verifier, settings.limits.top_k) == ("qwen2.5:7b", 6)
+    assert (settings.models.verifier, settings.limits.top_k) == ("qwen2.5:7b", 9)
     with pytest.raises(ValidationError):
         Settings(limits={"top_kk": 3})
 

@@ -122,7 +122,9 @@ def test_answer_with_words_from_nowhere_is_rejected_by_code(pipe):
     pipe.models.drafter.enqueue(invented, invented, invented)
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "refused" and result.reasons == ["uncovered_claim"] * 3
+    # The same draft again would be rejected again: the gate stops instead of asking a third time.
+    assert result.status == "refused" and result.reasons == ["uncovered_claim", "repeated_draft"]
+    assert len(pipe.models.drafter.history) == 2
     assert len(pipe.models.verifier.history) == 1, "no invented sentence reached the verifier"
 
 
@@ -137,7 +139,7 @@ def test_number_not_in_cited_sentence_is_rejected(pipe):
 
 
 def test_three_failed_attempts_refuse_and_hide_every_draft(pipe):
-    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(), quoting_draft())
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
     pipe.models.verifier.enqueue(blind_citing(), verdict(False), verdict(False), verdict(False))
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.text == NOT_ENOUGH_EVIDENCE
@@ -147,7 +149,7 @@ def test_three_failed_attempts_refuse_and_hide_every_draft(pipe):
 
 
 def test_support_check_asks_for_exactly_one_verdict_per_claim(pipe):
-    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1))
     pipe.models.verifier.enqueue(blind_citing(), verdict(True, False, False), PASS)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["schema_invalid"]
@@ -162,7 +164,7 @@ def test_verdicts_are_read_by_position_not_by_the_number_a_small_model_wrote(pip
 
 
 def test_irrelevant_verdict_and_schema_errors_are_rejections(pipe):
-    pipe.models.drafter.enqueue("{not json", quoting_draft(), quoting_draft())
+    pipe.models.drafter.enqueue("{not json", quoting_draft(), quoting_draft(drop_words=1))
     pipe.models.verifier.enqueue(blind_citing(), verdict(True, answers=False), PASS)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["schema_invalid", "irrelevant"]
@@ -172,7 +174,7 @@ def test_blind_solve_on_other_sentences_with_other_words_is_disagreement(pipe):
     def elsewhere(messages):
         number, _ = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
         return BlindSolve(answer="Photosynthesis.", sentences=[number])
-    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(), quoting_draft())
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
     pipe.models.verifier.enqueue(elsewhere)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.reasons == ["blind_disagrees"] * 3
@@ -190,7 +192,7 @@ def test_cited_sentences_off_the_question_topic_are_rejected(pipe):
     pipe.models.drafter.enqueue(first, first, first)
     pipe.models.verifier.enqueue(blind_citing(""))
     result = pipe.ask("How does the pressure of a gas depend on uniform temperature?", pipe.subject_id)
-    assert result.status == "refused" and set(result.reasons) <= {"off_question", "low_relevance"}
+    assert result.status == "refused" and set(result.reasons) <= {"off_question", "low_relevance", "repeated_draft"}
 
 
 def test_question_without_support_is_refused_without_model_calls(pipe):
@@ -325,7 +327,8 @@ def test_the_question_deadline_holds_across_retries(tmp_path):
 
     def slow_unfounded(messages):
         clock.sleep(0.7)
-        return claiming("Gravity and friction set it, as everyone knows.")(messages)
+        retry = len(pipe.models.drafter.history)  # each retry words it differently
+        return claiming(f"Gravity and friction set it, as everyone knows {retry}.")(messages)
     pipe.models.drafter.enqueue(slow_unfounded, slow_unfounded, slow_unfounded)
     pipe.models.verifier.enqueue(blind_citing())
     started = clock.monotonic()

@@ -27,7 +27,8 @@ REASON_WORDS = {
     "model_unavailable": "model unavailable", "no_evidence": "no notes to search",
     "low_relevance": "notes don't cover it", "key_mismatch": "solver chose another option",
     "answer_mismatch": "solver answered differently", "key_unsupported": "key not supported",
-    "deadline": "ran out of time", "error": "error",
+    "deadline": "ran out of time", "repeated_draft": "drafter repeated a rejected draft",
+    "error": "error",
 }
 OUTCOME_WORDS = {"answered": "answered", "refused": "refused", "ok": "ok", "rejected": "rejected",
                  "hit": "from cache", "miss": "checked now", "error": "error", None: ""}
