@@ -15,10 +15,12 @@ from citetutor.retrieval import CandidateCache, Retrieval, Scope, search
 from citetutor.store import Store
 from citetutor.tracing import Tracer
 
-# Words that frame a claim ("you can use the formula ...") without stating a fact.
+# Words that frame a claim ("you can use the formula ...") without stating a fact. "Yes"
+# answers a yes/no question and is free, like "no" (too short to count as a word at all);
+# "not" still counts, so a negated claim needs a negated sentence.
 CLAIM_FRAME = frozenset(stems(
     "can use using used find found formula equation given called known defined means also "
-    "which where there this these that then thus therefore"))
+    "which where there this these that then thus therefore yes"))
 
 
 @dataclass

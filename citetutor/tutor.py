@@ -43,7 +43,7 @@ NUMBER = re.compile(
 QUESTION_FRAME = frozenset(stems(
     "explain describe define definition meaning mean means give hint tell about please why "
     "does happen happens show find called name example examples can could would should might "
-    "will must out into"))
+    "will must out into still always ever really actually"))
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,8 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if not solved.sentences:
                 reasons.append("blind_unanswerable")
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
-            _agrees_with_blind(gate.embedder, question, draft, solved)
+            _agrees_with_blind(gate.embedder, question, draft, solved, sentences,
+                               gate.limits.min_claim_overlap)
             _support(gate, trace, question, sentences, draft, attempt, on_stage)
         except Rejected as rejection:
             reasons.append(rejection.code)
@@ -356,10 +357,20 @@ def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) ->
     return solved.model_copy(update={"sentences": [n for n in solved.sentences if n in known]})
 
 
-def _agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve) -> None:
-    """The draft must rest on a sentence the blind solver chose, or say what it added."""
-    if {n for c in draft.claims for n in c.sentences} & set(solved.sentences):
-        return
+def _agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve,
+                       sentences: list[Sentence], min_overlap: float) -> None:
+    """The draft must say what the blind solver found: a claim grounded in a sentence the
+    solver also chose, or an answer that holds what the solver's answer adds.
+
+    Citing a shared sentence is not enough on its own: the 0.5B solver often lists the first
+    sentences, and a drafter pointed at a word ("radius") once cited them beside a wrong
+    claim ("the velocity points along the radius" against "tangent to the circle").
+    """
+    chosen = set(solved.sentences)
+    for claim in draft.claims:
+        shared = [n for n in claim.sentences if n in chosen]
+        if shared and covers(new_words(claim.text, question), shared, sentences, min_overlap):
+            return
     if not same_meaning(embedder, solved.answer, draft.answer, question):
         raise Rejected("blind_disagrees")
 

@@ -40,3 +40,48 @@ def test_the_topic_check_ignores_how_a_question_is_phrased():
                            "twice the capacity and copy the original elements into it.")
     with pytest.raises(Rejected):
         _guard_topic(question, "Elements in A are referenced by their index.")
+
+
+def _numbered(*texts: str):
+    """Evidence sentences S1.. from whole texts, one chunk each."""
+    from citetutor.evidence import Sentence
+    from citetutor.retrieval import Hit
+    return [Sentence(n, Hit(f"d-p1-c{n}", "d", "Notes", 1, t, "[]"), 0, len(t))
+            for n, t in enumerate(texts, start=1)]
+
+
+# The MIT eval's real case: the blind solver chose S1-S3 and answered "tangent"; the drafter,
+# told "radius" was unfounded, cited S5 for it and kept S1 and S3.
+VELOCITY = _numbered(
+    "In circular motion the direction of velocity and acceleration are not the same.",
+    "Recall that the direction of the velocity is always tangent to the circle.",
+    "Figure 6.4 Direction of the velocity for circular motion.",
+    "The direction of the change of the velocity is towards the center of the circle.",
+    "A particle is moving in a circle of radius R.")
+
+
+def test_a_shared_citation_does_not_agree_when_the_claim_says_something_else():
+    import pytest
+
+    from citetutor.gate import Rejected
+    from citetutor.schemas import BlindSolve, Claim, Draft
+    from citetutor.tutor import _agrees_with_blind
+    blind = BlindSolve(answer="tangent to the circle", sentences=[1, 2, 3])
+    wrong = Draft(claims=[Claim(text="The velocity points in the direction of the radius of the circle.",
+                                sentences=[1, 3, 5])])
+    with pytest.raises(Rejected):
+        _agrees_with_blind(HashEmbedder(), QUESTION, wrong, blind, VELOCITY, 0.6)
+    right = Draft(claims=[Claim(text="The direction of the velocity is always tangent to the circle.",
+                                sentences=[2])])
+    _agrees_with_blind(HashEmbedder(), QUESTION, right, blind, VELOCITY, 0.6)
+    # The right claim in other words, on a sentence the solver did not choose, agrees by content.
+    elsewhere = BlindSolve(answer="tangent to the circle", sentences=[4])
+    _agrees_with_blind(HashEmbedder(), QUESTION, right, elsewhere, VELOCITY, 0.6)
+
+
+def test_yes_answers_a_yes_no_question_but_not_needs_its_sentence():
+    from citetutor.gate import covers, new_words
+    evidence = _numbered("Array indexing is zero-based, meaning the first element is found in position zero.")
+    question = "Is array indexing zero-based?"
+    assert covers(new_words("Yes, array indexing is zero-based.", question), [1], evidence, 0.6)
+    assert not covers(new_words("Yes, array indexing is not zero-based.", question), [1], evidence, 0.6)
