@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from citetutor.retrieval import CandidateCache, Hit, Scope, _scope_sql, index_terms, search, tokenize
+from citetutor.states import DocStatus
 from citetutor.store import Store
 
 CHUNKS_PER_DOCUMENT = 1000
@@ -61,9 +62,9 @@ def build_library(path: Path, seed: Seed, size: int, rng: np.random.Generator) -
             rows = range(first, min(size, first + CHUNKS_PER_DOCUMENT))
             doc_id = f"bench-{first // CHUNKS_PER_DOCUMENT:05d}"
             cur.execute("INSERT INTO documents (id, sha256, subject_id, title, filename, kind, status, "
-                        "page_count, embedding_model, embedding_dim) VALUES (?, ?, ?, ?, ?, 'pdf', "
-                        "'ready', ?, ?, ?)", [doc_id, doc_id, subject, doc_id, doc_id + ".pdf",
-                                              len(rows) // 3 + 1, seed.model, dim])
+                        "page_count, embedding_model, embedding_dim) VALUES (?, ?, ?, ?, ?, 'pdf', ?, ?, ?, ?)",
+                        [doc_id, doc_id, subject, doc_id, doc_id + ".pdf", DocStatus.READY,
+                         len(rows) // 3 + 1, seed.model, dim])
             # Half of one seed chunk and half of another, so term statistics vary like real notes.
             texts = [seed.texts[i % n_seed][: len(seed.texts[i % n_seed]) // 2 + 1] + " "
                      + seed.texts[(i * 7 + 3) % n_seed][len(seed.texts[(i * 7 + 3) % n_seed]) // 2:]
@@ -144,7 +145,7 @@ def previous_search(store: Store, embedder, query: str, scope: Scope, k: int = 4
         where, params = _scope_sql(scope)
         rows = store.query("SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes, "
                            "e.vector FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN embeddings e "
-                           f"ON e.chunk_id = c.id AND e.model = ? WHERE d.status = 'ready' AND {where} "
+                           f"ON e.chunk_id = c.id AND e.model = ? WHERE d.status = '{DocStatus.READY}' AND {where} "
                            "ORDER BY c.id", [embedder.name, *params])
         tokens = [tokenize(r[4]) or ["_"] for r in rows]
         cache.clear()

@@ -12,6 +12,7 @@ from citetutor.errors import ModelOutputError
 from citetutor.evidence import Sentence, evidence_block, stems
 from citetutor.models.base import ChatModel, Embedder, ask_structured
 from citetutor.retrieval import CandidateCache, Retrieval, Scope, search
+from citetutor.states import Reason
 from citetutor.store import Store
 from citetutor.tracing import Tracer
 
@@ -63,8 +64,8 @@ def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schem
         try:
             parsed, reply = ask_structured(model, messages, schema)
         except ModelOutputError as exc:
-            span.record(outcome="rejected", reason="schema_invalid")
-            raise Rejected("schema_invalid") from exc
+            span.record(outcome="rejected", reason=Reason.SCHEMA_INVALID)
+            raise Rejected(Reason.SCHEMA_INVALID) from exc
         span.record(reply.prompt_tokens, reply.completion_tokens, outcome="ok")
     return parsed
 
@@ -73,7 +74,7 @@ def check_known(numbers: list[int], sentences: list[Sentence]) -> None:
     """Every cited number must be one the model was given."""
     unknown = sorted(set(numbers) - {s.number for s in sentences})
     if unknown:
-        raise Rejected("unknown_sentence", f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
+        raise Rejected(Reason.UNKNOWN_SENTENCE, f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
 
 
 def new_words(text: str, question: str) -> set[str]:

@@ -16,6 +16,7 @@ from citetutor.library import drop_files_if_unowned, file_lock, original_path, p
 from citetutor.models.base import Embedder
 from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
 from citetutor.retrieval import index_terms
+from citetutor.states import DocStatus, PageSource, ReviewState
 from citetutor.store import Store
 
 Progress = Callable[[float, str], None]
@@ -29,7 +30,7 @@ class IngestResult:
     doc_id: str
     title: str
     kind: str  # text | scan
-    status: str  # ready | needs_review
+    status: DocStatus
     pages: int
     chunks: int
     duplicate: bool = False
@@ -64,7 +65,7 @@ def ingest_pdf(store: Store, embedder: Embedder, files_dir: Path, data: bytes, f
             chunks = [c for p in pages if not p.is_scanned
                       for c in chunk_page(doc_id, p, limits.chunk_chars, limits.chunk_overlap)]
             vectors = embed_texts(embedder, [c.text for c in chunks], progress)
-            status = "needs_review" if kind == "scan" else "ready"
+            status = DocStatus.NEEDS_REVIEW if kind == "scan" else DocStatus.READY
             _store_document(store, doc_id, sha, subject_id, filename, kind, status, pages, images,
                             chunks, vectors, embedder)
         except BaseException:  # Streamlit's Stop and Rerun too: they can fire inside progress
@@ -223,7 +224,7 @@ def _store_document(store: Store, doc_id: str, sha: str, subject_id: int, filena
         cur.executemany(
             "INSERT INTO pages (doc_id, page_no, text, source, review_state, image_path, width, "
             "height) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [[doc_id, p.page_no, p.text, "ocr" if p.is_scanned else "text", _review_state(p),
+            [[doc_id, p.page_no, p.text, PageSource.OCR if p.is_scanned else PageSource.TEXT, _review_state(p),
               images.get(p.page_no), p.width, p.height] for p in pages],
         )
         insert_chunks(cur, chunks, vectors, embedder.name)
@@ -243,8 +244,8 @@ def check_dimension(store: Store, model: str, dim: int | None) -> None:
 def _review_state(page: PageContent) -> str:
     """Scanned pages wait for review; text and blank pages need none."""
     if page.is_scanned:
-        return "pending"
-    return "blank" if page.is_blank else "none"
+        return ReviewState.PENDING
+    return ReviewState.BLANK if page.is_blank else ReviewState.NONE
 
 
 def _title(filename: str) -> str:

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from citetutor.errors import InputError, NotFound
+from citetutor.states import ReviewState
 from citetutor.store import Store
 
 
@@ -41,7 +42,7 @@ def list_documents(store: Store, subject_id: int | None = None) -> list[dict]:
     where, params = ("WHERE d.subject_id = ?", [subject_id]) if subject_id is not None else ("", [])
     return store.query_dicts(
         "SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) AS chunks, "
-        "(SELECT count(*) FROM pages p WHERE p.doc_id = d.id AND p.review_state = 'pending') "
+        f"(SELECT count(*) FROM pages p WHERE p.doc_id = d.id AND p.review_state = '{ReviewState.PENDING}') "
         f"AS pages_to_review FROM documents d {where} ORDER BY d.created_at DESC, d.title",
         params,
     )

@@ -16,6 +16,7 @@ from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import with_highlights
 from citetutor.quiz import QuizItem, QuizResult
 from citetutor.retrieval import Scope, backfill_terms
+from citetutor.states import DocStatus, ReviewState  # noqa: F401 - states the UI compares with
 from citetutor.store import Store
 from citetutor.tutor import Citation, TutorAnswer  # noqa: F401 - the facade's answer types, for the UI
 
@@ -72,7 +73,7 @@ class Pipeline:
                 result = ingest_pdf(self.store, self.models.embedder, self.settings.files_dir, data,
                                     filename, subject_id, self.settings.limits, password, progress)
             trace.finish("ok", None, 1)
-        if draft_ocr and result.status == "needs_review" and not result.duplicate:
+        if draft_ocr and result.status == DocStatus.NEEDS_REVIEW and not result.duplicate:
             try:
                 self.run_ocr(result.doc_id, progress)
             except CiteTutorError as exc:

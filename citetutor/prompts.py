@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from citetutor.states import Reason
+
 # Answer gate. Every model call of one role starts with the same system text and the same
 # evidence, so llama.cpp and Ollama reuse that prefix from their KV cache across calls.
 DRAFT_SYSTEM = """You are CiteTutor, a careful study tutor. You answer ONLY from the numbered
@@ -52,16 +54,16 @@ Proposed answer: {key}
 Sentences it cites: {cited}
 Task: say what those sentences state about the answer, then whether they state it."""
 
-REJECTION_FEEDBACK = {
-    "schema_invalid": "Your reply did not match the JSON schema.",
-    "unknown_sentence": "You cited a sentence number that is not in the evidence.",
-    "uncovered_claim": "Keep to the words of the sentences you cite; if unsure, copy the one "
+REJECTION_FEEDBACK: dict[str, str] = {
+    Reason.SCHEMA_INVALID: "Your reply did not match the JSON schema.",
+    Reason.UNKNOWN_SENTENCE: "You cited a sentence number that is not in the evidence.",
+    Reason.UNCOVERED_CLAIM: "Keep to the words of the sentences you cite; if unsure, copy the one "
                        "sentence that answers the question word for word.",
-    "quantity_not_in_evidence": "The question asks for a value; give the value from a cited sentence.",
-    "number_not_in_evidence": "A number in your answer does not appear in the sentences you cited.",
-    "off_question": "Your cited sentences do not mention what the question asks about.",
-    "irrelevant": "Your answer did not address the question that was asked.",
-    "blind_disagrees": "An independent reading of the evidence found another answer; look again.",
-    "unsupported_claim": "A claim is not stated by the sentences it cites.",
+    Reason.QUANTITY_NOT_IN_EVIDENCE: "The question asks for a value; give the value from a cited sentence.",
+    Reason.NUMBER_NOT_IN_EVIDENCE: "A number in your answer does not appear in the sentences you cited.",
+    Reason.OFF_QUESTION: "Your cited sentences do not mention what the question asks about.",
+    Reason.IRRELEVANT: "Your answer did not address the question that was asked.",
+    Reason.BLIND_DISAGREES: "An independent reading of the evidence found another answer; look again.",
+    Reason.UNSUPPORTED_CLAIM: "A claim is not stated by the sentences it cites.",
 }
 

@@ -23,6 +23,7 @@ from citetutor.gate import (
 )
 from citetutor.retrieval import Hit, Scope
 from citetutor.schemas import QUIZ_SCHEMAS, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
+from citetutor.states import DocStatus, Reason
 
 MAX_SOURCE_CHUNKS = 8
 MAX_SOURCE_SENTENCES = 24
@@ -78,7 +79,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
         candidates = _draft_candidates(gate, trace, sources, count, kinds)
         for number, candidate in enumerate(candidates, start=1):
             if candidate is None:
-                result.reject("schema_invalid")
+                result.reject(Reason.SCHEMA_INVALID)
                 continue
             on_stage("check", number)
             _check_one(gate, trace, candidate, sources, scope, number, doc_id, result)
@@ -92,7 +93,7 @@ def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     assert scope.pages is not None  # make_quiz always passes the learner's range
     rows = gate.store.query(
         "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes FROM chunks c "
-        "JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND d.status = 'ready' "
+        f"JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND d.status = '{DocStatus.READY}' "
         "AND c.page_no BETWEEN ? AND ? ORDER BY c.page_no, c.ord", [doc_id, *scope.pages])
     if not rows:
         raise InputError(f"Pages {scope.pages[0]}–{scope.pages[1]} have no text to make questions "
@@ -164,10 +165,10 @@ def _check_structure(item: QuizCandidate, sources: list[Sentence], min_overlap: 
     """MCQ sense, known sentence numbers, and a key made of its cited sentences' words."""
     if item.kind == "mcq" and (len(item.options) < 3 or item.answer_index is None
                                or not 0 <= item.answer_index < len(item.options)):
-        raise Rejected("schema_invalid")
+        raise Rejected(Reason.SCHEMA_INVALID)
     check_known(item.sentences, sources)
     if not covers(new_words(key_of(item), item.stem), item.sentences, sources, min_overlap):
-        raise Rejected("uncovered_claim")
+        raise Rejected(Reason.UNCOVERED_CLAIM)
     return [s for s in sources if s.number in item.sentences]
 
 
@@ -179,7 +180,7 @@ def _re_retrieve(gate: Gate, trace, item: QuizCandidate, scope: Scope,
         found = gate.search(query, scope)
         span.record(outcome="ok" if found.supported else "rejected")
     if not found.supported:
-        raise Rejected("blind_unanswerable")
+        raise Rejected(Reason.BLIND_UNANSWERABLE)
     return number_evidence(found.hits, item.stem, gate.embedder, gate.limits.evidence_sentences)
 
 
@@ -190,13 +191,13 @@ def _blind_check(gate: Gate, trace, item: QuizCandidate, evidence: list[Sentence
     solved = traced_call(gate.verifier, trace, "blind_solve", verify_messages(evidence, task),
                          QuizBlindAnswer, number)
     if not solved.answer_text.strip() and solved.choice_index is None:
-        raise Rejected("blind_unanswerable")
+        raise Rejected(Reason.BLIND_UNANSWERABLE)
     if item.kind == "mcq":
         if solved.choice_index != item.answer_index:
-            raise Rejected("key_mismatch")
+            raise Rejected(Reason.KEY_MISMATCH)
         return
     if not same_meaning(gate.embedder, item.answer_text, solved.answer_text, item.stem):
-        raise Rejected("answer_mismatch")
+        raise Rejected(Reason.ANSWER_MISMATCH)
 
 
 def _key_support(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence],
@@ -207,7 +208,7 @@ def _key_support(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence]
     verdict = traced_call(gate.verifier, trace, "support_check", verify_messages(sources, task),
                           KeySupportVerdict, number)
     if not verdict.supported:
-        raise Rejected("key_unsupported")
+        raise Rejected(Reason.KEY_UNSUPPORTED)
 
 
 def _store_item(gate: Gate, request_id: str, doc_id: str, item: QuizCandidate,

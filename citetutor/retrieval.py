@@ -13,6 +13,7 @@ from rank_bm25 import BM25Okapi
 
 from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError
 from citetutor.models.base import Embedder
+from citetutor.states import DocStatus
 from citetutor.store import Snapshot, Store
 
 STOPWORDS = frozenset(
@@ -145,7 +146,7 @@ class CandidateCache:
 
 SCOPED_CHUNKS = ("FROM chunks c JOIN documents d ON d.id = c.doc_id "
                  "JOIN embeddings e ON e.chunk_id = c.id AND e.model = ? "
-                 "WHERE d.status = 'ready' AND {where}")
+                 f"WHERE d.status = '{DocStatus.READY}' AND {{where}}")
 
 
 def build_candidates(store: Store, scope: Scope, model: str) -> Candidates:
@@ -210,7 +211,7 @@ def check_embedding_model(store: Store, scope: Scope, model: str) -> None:
     """Refuse to compare vectors from different models; name the documents to re-embed."""
     where, params = _scope_sql(scope, with_pages=False)
     stale = store.query(
-        f"SELECT d.title, d.embedding_model FROM documents d WHERE {where} AND d.status = 'ready' "
+        f"SELECT d.title, d.embedding_model FROM documents d WHERE {where} AND d.status = '{DocStatus.READY}' "
         "AND d.embedding_model IS NOT NULL AND d.embedding_model <> ?",
         [*params, model],
     )

@@ -29,6 +29,7 @@ from citetutor.gate import (
 )
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
+from citetutor.states import Reason
 
 Mode = Literal["explain", "hint"]
 StageCallback = Callable[[str, int], None]
@@ -99,11 +100,11 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     found = _retrieve(gate, trace, question, scope)
     nearby = pages_of(found)
     if not found.supported:
-        result = _refuse(["no_evidence" if not found.hits else "low_relevance"], 0, found.best_cosine)
+        result = _refuse([Reason.NO_EVIDENCE if not found.hits else Reason.LOW_RELEVANCE], 0, found.best_cosine)
     else:
         sentences, relevance = _numbered(gate, trace, question, found)
         if relevance < gate.limits.min_sentence_relevance:
-            result = _refuse(["low_relevance"], 0, relevance)
+            result = _refuse([Reason.LOW_RELEVANCE], 0, relevance)
         else:
             result = _gated(gate, trace, question, sentences, mode, notes, on_stage)
             result.relevance = relevance
@@ -118,7 +119,7 @@ def _numbered(gate: Gate, trace, question: str, found: Retrieval) -> tuple[list[
                                     gate.limits.evidence_sentences)
         best = max((s.cosine for s in sentences), default=0.0)
         passed = best >= gate.limits.min_sentence_relevance
-        span.record(outcome="ok" if passed else "rejected", reason=None if passed else "low_relevance")
+        span.record(outcome="ok" if passed else "rejected", reason=None if passed else Reason.LOW_RELEVANCE)
     return sentences, best
 
 
@@ -169,7 +170,7 @@ def _retrieve(gate: Gate, trace, question: str, scope: Scope) -> Retrieval:
     with trace.span("retrieve") as span:
         found = gate.search(question, scope)
         span.record(outcome="ok" if found.supported else "rejected",
-                    reason=None if found.supported else "low_relevance")
+                    reason=None if found.supported else Reason.LOW_RELEVANCE)
     return found
 
 
@@ -198,13 +199,13 @@ def refusal_reason(result: TutorAnswer) -> str:
     """Why nothing was shown, in a learner's words, naming the pages that were tried."""
     pages = _pages_phrase(result.nearby)
     # A repeated draft ends the attempts; the rejection it repeated says what was wrong.
-    last = next((r for r in reversed(result.reasons) if r != "repeated_draft"), "")
-    if last in ("low_relevance", "no_evidence"):
+    last = next((r for r in reversed(result.reasons) if r != Reason.REPEATED_DRAFT), "")
+    if last in (Reason.LOW_RELEVANCE, Reason.NO_EVIDENCE):
         return "Your notes don't seem to cover this question" + (
             f" (the closest passages, {pages}, are about something else)." if pages else ".")
-    if last == "deadline":
+    if last == Reason.DEADLINE:
         return "Checking took longer than the time limit, so no unchecked answer was shown."
-    if last == "blind_unanswerable":
+    if last == Reason.BLIND_UNANSWERABLE:
         return f"The verifier read {pages or 'the closest passages'} and found no sentence that answers it."
     return (f"Drafts could not be verified against {pages or 'your notes'}: every draft said "
             "something its cited sentences do not.")
@@ -225,7 +226,7 @@ def _wait(blind: Future, deadline: float) -> BlindSolve:
     try:
         return blind.result(timeout=max(0.0, deadline - time.monotonic()))
     except FutureTimeout as exc:
-        raise Rejected("deadline") from exc
+        raise Rejected(Reason.DEADLINE) from exc
 
 
 def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
@@ -236,7 +237,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     feedback = ""
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
-            reasons.append("deadline")
+            reasons.append(Reason.DEADLINE)
             return _refuse(reasons, attempt - 1)
         draft = None
         try:
@@ -244,17 +245,17 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if draft in rejected:
                 # Every check depends only on the draft, so a repeat fails again; and its
                 # feedback would be the same, so greedy decoding would repeat it once more.
-                reasons.append("repeated_draft")
-                trace_rejection(trace, "repeated_draft", attempt)
+                reasons.append(Reason.REPEATED_DRAFT)
+                trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
                 return _refuse(reasons, attempt)
             guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
             try:
                 solved = _wait(blind, deadline)
             except Rejected:
-                reasons.append("deadline")
+                reasons.append(Reason.DEADLINE)
                 return _refuse(reasons, attempt)
             if not solved.sentences:
-                reasons.append("blind_unanswerable")
+                reasons.append(Reason.BLIND_UNANSWERABLE)
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
             _agrees_with_blind(gate.embedder, question, draft, solved, sentences,
                                gate.limits.min_claim_overlap)
@@ -300,7 +301,7 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
     _guard_topic(question, cited_all)
     if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
         if not _numbers(draft.answer) & _numbers(cited_all):
-            raise Rejected("quantity_not_in_evidence")
+            raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
 
 
 def _guard_coverage(number: int, claim: Claim, question: str, sentences: list[Sentence],
@@ -322,7 +323,7 @@ def _guard_coverage(number: int, claim: Claim, question: str, sentences: list[Se
     hint = (f' {best.label} says: "{best.text[:200]}"'
             if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
     cites = ", ".join(f"S{n}" for n in claim.sentences)
-    raise Rejected("uncovered_claim", f"Claim {number} says {', '.join(unfounded(claim.text, new, cited)[:6])}, "
+    raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} says {', '.join(unfounded(claim.text, new, cited)[:6])}, "
                                       f"which {cites} do not say.{hint}")
 
 
@@ -330,7 +331,7 @@ def _guard_numbers(number: int, claim: str, cited: str) -> None:
     """Every number a claim states must appear in its cited sentences."""
     missing = _numbers(claim) - _numbers(cited)
     if missing:
-        raise Rejected("number_not_in_evidence", f"Claim {number} states {', '.join(sorted(missing))}.")
+        raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE, f"Claim {number} states {', '.join(sorted(missing))}.")
 
 
 def _numbers(text: str) -> set[str]:
@@ -342,7 +343,7 @@ def _guard_topic(question: str, cited: str) -> None:
     """The cited sentences must mention at least half of what the question is about."""
     topic = set(stems(question)) - QUESTION_FRAME
     if topic and 2 * len(topic & set(stems(cited))) < len(topic):
-        raise Rejected("off_question")
+        raise Rejected(Reason.OFF_QUESTION)
 
 
 def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:
@@ -372,7 +373,7 @@ def _agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve
         if shared and covers(new_words(claim.text, question), shared, sentences, min_overlap):
             return
     if not same_meaning(embedder, solved.answer, draft.answer, question):
-        raise Rejected("blind_disagrees")
+        raise Rejected(Reason.BLIND_DISAGREES)
 
 
 def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
@@ -391,9 +392,9 @@ def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft:
     # unreliably, so the position says which claim a verdict is about.
     for number, claim_verdict in enumerate(verdict.verdicts, start=1):
         if not claim_verdict.supported:
-            raise Rejected("unsupported_claim", f"Claim {number}: {claim_verdict.why}")
+            raise Rejected(Reason.UNSUPPORTED_CLAIM, f"Claim {number}: {claim_verdict.why}")
     if not verdict.answers_question:
-        raise Rejected("irrelevant")
+        raise Rejected(Reason.IRRELEVANT)
 
 
 def _accept(draft: Draft, sentences: list[Sentence], attempt: int, reasons: list[str]) -> TutorAnswer:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from citetutor.errors import PasswordRequired
+from citetutor.pipeline import DocStatus
 from citetutor.ui.state import counted, get_pipeline, shown_errors, subject_picker, warn_missing_models
 
 pipeline = get_pipeline()
@@ -55,7 +56,7 @@ def add_pdf(name: str, data: bytes, password: str | None) -> None:
         locked.pop(name, None)
         if result.duplicate:
             st.info(f"'{name}' is already in this subject.")
-        elif result.status == "needs_review":
+        elif result.status == DocStatus.NEEDS_REVIEW:
             st.warning(f"'{name}' is a scan ({counted(result.pages, 'page')}): review its OCR on "
                        "the Scan Review page before the tutor can use it.")
             if result.ocr_problem:
@@ -87,8 +88,8 @@ current_model = pipeline.models.embedder.name
 for doc in documents:
     with st.container(border=True):
         left, right = st.columns([4, 1])
-        status = {"ready": ":green[ready]",
-                  "needs_review": f":orange[{counted(doc['pages_to_review'], 'page')} to review]"}
+        status = {DocStatus.READY: ":green[ready]",
+                  DocStatus.NEEDS_REVIEW: f":orange[{counted(doc['pages_to_review'], 'page')} to review]"}
         left.markdown(f"**{doc['title']}** — {counted(doc['page_count'], 'page')}, "
                       f"{counted(doc['chunks'], 'passage')} · "
                       f"{status.get(doc['status'], doc['status'])} · {doc['kind']}")

@@ -2,12 +2,13 @@
 
 import streamlit as st
 
+from citetutor.pipeline import DocStatus
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
 from citetutor.ui.widgets import REASON_WORDS, citation_chips, open_citation_viewer, timing_panel
 
 pipeline = get_pipeline()
 st.title(":material/quiz: Quiz")
-_, ready = subject_documents(pipeline, "quiz-subject", lambda d: d["status"] == "ready",
+_, ready = subject_documents(pipeline, "quiz-subject", lambda d: d["status"] == DocStatus.READY,
                              "No document in this subject is ready yet.")
 
 warn_missing_models("drafter", "verifier", "embedder")

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from citetutor.pipeline import DocStatus, ReviewState
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents
 
 pipeline = get_pipeline()
@@ -14,7 +15,7 @@ docs = {d["id"]: d for d in scans}
 doc_id = st.selectbox("Scanned document", list(docs),
                       format_func=lambda i: f"{docs[i]['title']} ({docs[i]['pages_to_review']} to review)")
 pages = pipeline.scan_pages(doc_id)
-missing = [p for p in pages if p["review_state"] == "pending" and not p["text"]]
+missing = [p for p in pages if p["review_state"] == ReviewState.PENDING and not p["text"]]
 if missing:
     st.warning(f"{len(missing)} of {len(pages)} pages have no OCR draft yet.")
     if st.button("Make OCR drafts", type="primary"):
@@ -27,9 +28,9 @@ if missing:
                 st.session_state.pop(f"text-{doc_id}-{page['page_no']}", None)
             st.rerun()
 
-done = sum(p["review_state"] != "pending" for p in pages)
+done = sum(p["review_state"] != ReviewState.PENDING for p in pages)
 st.progress(done / len(pages), text=f"{done} of {len(pages)} pages reviewed")
-if docs[doc_id]["status"] == "ready":
+if docs[doc_id]["status"] == DocStatus.READY:
     st.success("Every page is reviewed: this document is in the tutor's library.")
 else:
     st.info("This document stays out of the tutor until every page is reviewed.")
@@ -44,21 +45,21 @@ for page in pages:
             if page["ocr_partial"]:
                 st.warning("Partial OCR: the model stopped early; check the end of the page.")
             key = f"{doc_id}-{page['page_no']}"
-            if state == "pending":
+            if state == ReviewState.PENDING:
                 text = st.text_area("Transcription", page["text"], height=300, key=f"text-{key}")
             else:  # what was saved, from the library: a fresh widget, not the edit box's memory
-                st.text_area("Transcription (approved)" if state == "approved" else "Transcription",
+                st.text_area("Transcription (approved)" if state == ReviewState.APPROVED else "Transcription",
                              page["text"], height=300, key=f"saved-{key}-{hash(page['text'])}",
                              disabled=True)
-            if state == "pending":
+            if state == ReviewState.PENDING:
                 approve, blank = st.columns(2)
                 with shown_errors():
                     if approve.button("Approve", key=f"approve-{key}", type="primary"):
-                        pipeline.review_page(doc_id, page["page_no"], text, "approved")
+                        pipeline.review_page(doc_id, page["page_no"], text, ReviewState.APPROVED)
                         st.session_state.pop(f"text-{key}", None)
                         st.rerun()
                     if blank.button("Blank page", key=f"blank-{key}"):
-                        pipeline.review_page(doc_id, page["page_no"], "", "blank")
+                        pipeline.review_page(doc_id, page["page_no"], "", ReviewState.BLANK)
                         st.rerun()
             elif st.button("Edit again", key=f"reopen-{key}"):
                 pipeline.reopen_page(doc_id, page["page_no"])

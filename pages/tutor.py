@@ -4,16 +4,14 @@ import time
 
 import streamlit as st
 
+from citetutor.pipeline import DocStatus
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
-from citetutor.ui.widgets import citation_chips, open_citation_viewer, timing_panel, total_seconds
-
-STAGES = {"retrieve": "Finding passages", "blind_solve": "The verifier answers blind",
-          "draft": "Drafting an answer", "support_check": "The verifier checks each claim"}
+from citetutor.ui.widgets import STAGE_PROGRESS, citation_chips, open_citation_viewer, timing_panel, total_seconds
 
 pipeline = get_pipeline()
 st.title(":material/school: Tutor")
 subject, ready = subject_documents(
-    pipeline, "tutor-subject", lambda d: d["status"] == "ready",
+    pipeline, "tutor-subject", lambda d: d["status"] == DocStatus.READY,
     "No document in this subject is ready yet: upload one, or finish its scan review.")
 
 warn_missing_models("drafter", "verifier", "embedder")
@@ -68,7 +66,7 @@ if question:
 
             def on_stage(stage: str, attempt: int) -> None:
                 """Live progress with elapsed time: the draft itself stays hidden until verified."""
-                label = STAGES.get(stage, stage) + (f" (attempt {attempt})" if attempt else "")
+                label = STAGE_PROGRESS.get(stage, stage) + (f" (attempt {attempt})" if attempt else "")
                 if stage == "draft" and attempt == 1 and pipeline.settings.parallel_blind_solve:
                     label += " while the verifier answers blind"
                 status.update(label=label + "…")

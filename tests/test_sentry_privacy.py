@@ -15,8 +15,9 @@ import sentry_sdk
 from sentry_sdk.envelope import Envelope, Item, PayloadRef
 
 from citetutor.config import SentrySettings
+from citetutor.sentry_export import FilteringTransport, init_sentry, scrub_event
 from citetutor.store import Store
-from citetutor.tracing import FilteringTransport, Tracer, init_sentry, scrub_event
+from citetutor.tracing import Tracer
 
 # Canaries look like real content (prose, a filename with spaces), because that is what
 # a careless developer would leak; any "CANARY" byte in an envelope fails the test.
@@ -270,7 +271,8 @@ def test_transport_alone_strips_content(sentry_capture):
 def test_blank_dsn_imports_nothing_and_is_off():
     # In a fresh interpreter: this test module itself imports sentry_sdk.
     probe = ("import sys\nfrom citetutor.config import SentrySettings\n"
-             "from citetutor.tracing import Tracer, init_sentry\nfrom citetutor.store import Store\n"
+             "from citetutor.sentry_export import init_sentry\nfrom citetutor.tracing import Tracer\n"
+             "from citetutor.store import Store\n"
              "assert init_sentry(SentrySettings(dsn='  ')) is False\n"
              "with Tracer(Store(':memory:'), SentrySettings(dsn='')).request('ask', 1) as trace:\n"
              "    trace.finish('answered', None, 1)\n"

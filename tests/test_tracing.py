@@ -183,3 +183,14 @@ def test_blank_dsn_keeps_sentry_off(store):
     from citetutor.config import SentrySettings
 
     assert Tracer(store, SentrySettings(dsn="")).sentry_on is False
+
+
+def test_every_rejection_a_draft_can_get_has_feedback_for_the_drafter():
+    import re
+    from pathlib import Path
+
+    from citetutor.prompts import REJECTION_FEEDBACK
+    from citetutor.states import Reason
+    source = "".join(Path(f"citetutor/{m}.py").read_text() for m in ("tutor", "gate"))
+    raised = {Reason[name] for name in re.findall(r"Rejected\(Reason\.(\w+)", source)}
+    assert raised - {Reason.DEADLINE} <= set(REJECTION_FEEDBACK), "the deadline alone ends the attempts"

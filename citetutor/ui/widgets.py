@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit_pdf_viewer import pdf_viewer
 
 from citetutor.pipeline import Citation, Pipeline
+from citetutor.states import Reason
 
 STAGE_LABELS = {
     "retrieve": "Retrieval", "draft": "Drafting", "blind_solve": "Blind solve",
@@ -15,20 +16,32 @@ STAGE_LABELS = {
     "agreement": "Answer agreement", "evidence": "Evidence sentences", "ocr": "OCR", "ingest": "Ingest",
     "cache": "Cache lookup",
 }
+# What a running stage is doing, in the Tutor's live status (the same stage names).
+STAGE_PROGRESS = {"retrieve": "Finding passages", "blind_solve": "The verifier answers blind",
+                  "draft": "Drafting an answer", "support_check": "The verifier checks each claim"}
 
 
 # Reason codes as a learner or teacher would say them (the Traces page and timing panels).
-REASON_WORDS = {
-    "schema_invalid": "reply not in the expected form", "unknown_sentence": "cited a sentence it was not given",
-    "uncovered_claim": "claim not in its cited sentences", "number_not_in_evidence": "number not in the notes",
-    "quantity_not_in_evidence": "value not in the notes", "off_question": "cited sentences off the question",
-    "blind_unanswerable": "verifier found no answer", "blind_disagrees": "verifier answered differently",
-    "irrelevant": "did not answer the question", "unsupported_claim": "verifier rejected a claim",
-    "model_unavailable": "model unavailable", "no_evidence": "no notes to search",
-    "low_relevance": "notes don't cover it", "key_mismatch": "solver chose another option",
-    "answer_mismatch": "solver answered differently", "key_unsupported": "key not supported",
-    "deadline": "ran out of time", "repeated_draft": "drafter repeated a rejected draft",
-    "error": "error",
+REASON_WORDS: dict[str, str] = {
+    Reason.SCHEMA_INVALID: "reply not in the expected form",
+    Reason.UNKNOWN_SENTENCE: "cited a sentence it was not given",
+    Reason.UNCOVERED_CLAIM: "claim not in its cited sentences",
+    Reason.NUMBER_NOT_IN_EVIDENCE: "number not in the notes",
+    Reason.QUANTITY_NOT_IN_EVIDENCE: "value not in the notes",
+    Reason.OFF_QUESTION: "cited sentences off the question",
+    Reason.BLIND_UNANSWERABLE: "verifier found no answer",
+    Reason.BLIND_DISAGREES: "verifier answered differently",
+    Reason.IRRELEVANT: "did not answer the question",
+    Reason.UNSUPPORTED_CLAIM: "verifier rejected a claim",
+    Reason.MODEL_UNAVAILABLE: "model unavailable",
+    Reason.NO_EVIDENCE: "no notes to search",
+    Reason.LOW_RELEVANCE: "notes don't cover it",
+    Reason.KEY_MISMATCH: "solver chose another option",
+    Reason.ANSWER_MISMATCH: "solver answered differently",
+    Reason.KEY_UNSUPPORTED: "key not supported",
+    Reason.DEADLINE: "ran out of time",
+    Reason.REPEATED_DRAFT: "drafter repeated a rejected draft",
+    Reason.ERROR: "error",
 }
 OUTCOME_WORDS = {"answered": "answered", "refused": "refused", "ok": "ok", "rejected": "rejected",
                  "hit": "from cache", "miss": "checked now", "error": "error", None: ""}
