@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -31,3 +33,17 @@ def ollama_server() -> Iterator[FakeOllama]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def sync_playwright():
+    """Playwright's sync API, or a skip when it or Debian's chromium is missing."""
+    from tests.browser import CHROMIUM
+
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright package is not installed (pip install playwright)")
+    return sync_playwright

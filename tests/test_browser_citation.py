@@ -7,35 +7,20 @@ Playwright (never downloads a browser). Waits are bounded; nothing asserts on ti
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import pymupdf
-import pytest
 
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import Claim, Draft
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, running_app
 from tests.corpus import MIT, corpus_file
 from tests.helpers import PASS, as_json, blind_citing, sentence_with
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-ROOT = Path(__file__).resolve().parents[1]
 ROLES = ModelRoles()
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
 ANSWER = "The acceleration is directed radially inward."
-START_TIMEOUT_S = 60
-UI_TIMEOUT_MS = 60_000
 
 
 def _draft(body: dict) -> str:
@@ -43,64 +28,6 @@ def _draft(body: dict) -> str:
     number, text = sentence_with(body["messages"], "inward")
     _draft.cited = text
     return Draft(claims=[Claim(text=ANSWER, sentences=[number])]).model_dump_json()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
-    """Poll Streamlit's health endpoint until it says ok, the server dies, or time runs out."""
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"streamlit exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    pytest.fail(f"streamlit was not healthy within {START_TIMEOUT_S} s:\n{log.read_text()}")
-
-
-@contextmanager
-def running_app(data_dir: Path, ollama_url: str, log: Path) -> Iterator[str]:
-    """`streamlit run app.py` on a free loopback port; yields its base URL."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CITETUTOR_")}
-    env.update(CITETUTOR_DATA_DIR=str(data_dir), CITETUTOR_OLLAMA_HOST=ollama_url)
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", process, log)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
-
-
-@pytest.fixture
-def sync_playwright():
-    """Playwright's sync API, or a skip when it or Debian's chromium is missing."""
-    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
-        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the playwright package is not installed (pip install playwright)")
-    return sync_playwright
 
 
 def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server, sync_playwright):
