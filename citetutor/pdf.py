@@ -96,7 +96,9 @@ def read_page(doc: pymupdf.Document, index: int, name: str) -> PageContent:
     """Read one page (0-based index) into text built from its words, so spans map to boxes."""
     try:
         page = doc.load_page(index)
-        raw_words = page.get_text("words", sort=True)
+        textpage = page.get_textpage()
+        raw_words = page.get_text("words", sort=True, textpage=textpage)
+        raised = _raised_chars(page.get_text("rawdict", textpage=textpage))
         has_images = bool(page.get_images(full=False)) or _has_inline_image(page)
         rect = page.rect
     except Exception as exc:
@@ -104,7 +106,7 @@ def read_page(doc: pymupdf.Document, index: int, name: str) -> PageContent:
             f"Page {index + 1} of '{name}' cannot be read (the file is damaged there). "
             "Re-export the PDF or remove that page, then upload again."
         ) from exc
-    text, words = _join_words(raw_words)
+    text, words = _join_words(raw_words, raised)
     return PageContent(index + 1, text, words, rect.width, rect.height, has_images)
 
 
@@ -113,7 +115,33 @@ def _has_inline_image(page: pymupdf.Page) -> bool:
     return any(block.get("type") == 1 for block in page.get_text("dict")["blocks"])
 
 
-def _join_words(raw_words: list[tuple]) -> tuple[str, list[Word]]:
+# Superscript forms of the characters exponents are made of. Each is one character, like the
+# one it replaces, so word offsets and boxes stay as they are; NFKC maps them back, so search
+# and the code checks read "Bt³" as "Bt3".
+SUPERSCRIPTS = str.maketrans("0123456789+-−=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ⁿ")
+
+
+def _raised_chars(rawdict: dict) -> dict[tuple[int, int], list[tuple[float, bool]]]:
+    """Per (block, line): each character's left edge and whether MuPDF set it as a superscript."""
+    lines: dict[tuple[int, int], list[tuple[float, bool]]] = {}
+    for block_no, block in enumerate(rawdict.get("blocks", [])):
+        for line_no, line in enumerate(block.get("lines", [])):
+            lines[(block_no, line_no)] = [
+                (char["bbox"][0], bool(span["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT))
+                for span in line["spans"] for char in span["chars"] if not char["c"].isspace()]
+    return lines
+
+
+def _with_superscripts(token: str, rect: tuple, chars: list[tuple[float, bool]]) -> str:
+    """`token` with its raised digits and signs as superscripts ("Bt3" -> "Bt³"), when the
+    line's characters inside the word's box line up one to one with it; else unchanged."""
+    inside = [up for x, up in sorted(chars) if rect[0] - 0.5 <= x < rect[2]]
+    if not any(inside) or len(inside) != len(token):
+        return token  # nothing raised, or the characters do not line up with the word
+    return "".join(c.translate(SUPERSCRIPTS) if up else c for c, up in zip(token, inside))
+
+
+def _join_words(raw_words: list[tuple], raised: dict | None = None) -> tuple[str, list[Word]]:
     """Join MuPDF words into page text: spaces within a line, newlines between lines."""
     parts: list[str] = []
     words: list[Word] = []
@@ -122,6 +150,8 @@ def _join_words(raw_words: list[tuple]) -> tuple[str, list[Word]]:
         token = unicodedata.normalize("NFKC", token).strip()
         if not token:
             continue
+        if raised and (block, line) in raised:
+            token = _with_superscripts(token, (x0, y0, x1, y1), raised[(block, line)])
         if words:
             sep = " " if (block, line) == last_line else "\n"
             parts.append(sep)

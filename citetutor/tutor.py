@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import unicodedata
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -336,6 +337,7 @@ def _guard_numbers(number: int, claim: str, cited: str) -> None:
 
 def _numbers(text: str) -> set[str]:
     """The numbers a text states, number words as digits ("two" and "2" are one number)."""
+    text = unicodedata.normalize("NFKC", text)  # "t³" states the 3 of "t^3"
     return {NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)}
 
 

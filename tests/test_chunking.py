@@ -44,3 +44,19 @@ def test_chunk_ids_are_deterministic():
     first = chunk_page("d", read_page(open_pdf(data, "a.pdf"), 0, "a.pdf"), 1600, 200)
     second = chunk_page("d", read_page(open_pdf(data, "a.pdf"), 0, "a.pdf"), 1600, 200)
     assert [c.id for c in first] == [c.id for c in second] == ["d-p1-c0"]
+
+
+def test_exponents_keep_their_place_as_superscripts():
+    # The garbled case: page 8 of the MIT chapter read "θ(t) = At − Bt3".
+    doc = open_pdf(corpus_file(*MIT).read_bytes(), "mit.pdf")
+    page = read_page(doc, 7, "mit.pdf")
+    assert "θ(t) = At³ − Bt" in page.text
+    word = next(w for w in page.words if w.text == "At³")
+    assert page.text[word.start:word.end] == "At³", "one character each: offsets and boxes hold"
+    from citetutor.retrieval import tokenize
+    assert "at3" in tokenize(page.text), "search and the code checks read it as At3"
+
+
+def test_a_claim_may_write_an_exponent_either_way():
+    from citetutor.tutor import _numbers
+    assert _numbers("θ(t) = At^3 − Bt") == _numbers("θ(t) = At³ − Bt") == {"3"}
