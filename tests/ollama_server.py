@@ -59,7 +59,7 @@ class FakeOllama:
     def url(self) -> str:
         """Base URL to pass to `ollama.Client(host=...)`."""
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host if isinstance(host, str) else host.decode()}:{port}"
 
     def start(self) -> FakeOllama:
         """Serve in a daemon thread."""

@@ -35,7 +35,7 @@ TIMEOUT = 60  # seconds per script run: generous bound, not a timing assertion
 
 good_draft = as_json(claiming(ANSWER))
 BLIND = as_json(blind_citing())
-PASS = PASS.model_dump_json()
+PASS_JSON = PASS.model_dump_json()
 
 
 @pytest.fixture
@@ -206,7 +206,7 @@ def ask_verified_question(env, ollama_server):
     preingest(env, MIT, "mit-ch06.pdf")
     ollama_server.enqueue_chat(ROLES.drafter, good_draft)
     ollama_server.enqueue_chat(ROLES.verifier, BLIND)
-    ollama_server.enqueue_chat(ROLES.verifier, PASS)
+    ollama_server.enqueue_chat(ROLES.verifier, PASS_JSON)
     at = start_app()
     at.switch_page("pages/tutor.py")
     run(at)
@@ -255,7 +255,7 @@ def test_conversation_survives_a_reload_and_reads_follow_ups_with_context(env, o
     at = ask_verified_question(env, ollama_server)
     ollama_server.enqueue_chat(ROLES.drafter, good_draft)
     ollama_server.enqueue_chat(ROLES.verifier, BLIND)
-    ollama_server.enqueue_chat(ROLES.verifier, PASS)
+    ollama_server.enqueue_chat(ROLES.verifier, PASS_JSON)
     run(at.chat_input[0].set_value("Why is that?"))
     follow_up = [b["messages"][-1]["content"] for b in ollama_server.requests("/api/chat")][-3]
     assert QUESTION in follow_up, "the follow-up was searched and drafted with its context"
@@ -326,12 +326,15 @@ def test_quiz_page_offers_the_ready_document(env):
     assert [b for b in at.button if b.label == "Make questions"]
 
 
+SEEN: dict[str, str] = {}  # what a scripted reply chose, for the assertions
+
+
 def quiz_item(founded: bool):
     """An MCQ whose key is in the sentence it cites, or one whose key is not."""
     def reply(body: dict) -> str:
         number, text = evidence_sentences(body["messages"])[-1]
         key = " ".join(text.split()[:6])  # words of the cited sentence
-        quiz_item.key = key
+        SEEN['key'] = key
         good = QuizCandidate(stem="Which way does the acceleration of uniform circular motion point?",
                              kind="mcq", options=[key, "Away from the center", "Along the velocity"],
                              answer_index=0, answer_text=key, sentences=[number])
@@ -359,8 +362,8 @@ def test_quiz_keeps_only_checked_questions_and_marks_answers(env, ollama_server)
     assert "What is circular motion?" not in all_markdown(at), "the unfounded item is dropped"
     answer = next(r for r in at.radio if r.label == "Your answer")
     run(answer.set_value("Away from the center"))
-    assert any(e.startswith(f"Not quite: {quiz_item.key}") for e in texts(at.error))
-    run(next(r for r in at.radio if r.label == "Your answer").set_value(quiz_item.key))
+    assert any(e.startswith(f"Not quite: {SEEN['key']}") for e in texts(at.error))
+    run(next(r for r in at.radio if r.label == "Your answer").set_value(SEEN['key']))
     assert "Correct!" in texts(at.success)
     assert len(at.get("download_button")) == 2, "CSV and Anki exports of the kept items"
 

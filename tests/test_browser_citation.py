@@ -21,12 +21,13 @@ from tests.helpers import PASS, as_json, blind_citing, sentence_with
 ROLES = ModelRoles()
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
 ANSWER = "The acceleration is directed radially inward."
+SEEN: dict[str, str] = {}  # the sentence the scripted draft cited
 
 
 def _draft(body: dict) -> str:
     """A draft claim citing the evidence sentence that says 'inward'; records its page."""
     number, text = sentence_with(body["messages"], "inward")
-    _draft.cited = text
+    SEEN["cited"] = text
     return Draft(claims=[Claim(text=ANSWER, sentences=[number])]).model_dump_json()
 
 
@@ -68,7 +69,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 label = chip.inner_text()
                 page_no = int(re.search(r"p\. (\d+)", label).group(1))
                 cited_page = pymupdf.open(corpus_file(*MIT)).load_page(page_no - 1).get_text()
-                assert _draft.cited.split()[0] in cited_page, "code resolved the page"
+                assert SEEN["cited"].split()[0] in cited_page, "code resolved the page"
                 chip.click()
 
                 page.get_by_text(f"page {page_no} — highlighted: the cited passage").wait_for()

@@ -17,6 +17,7 @@ from tests.helpers import evidence_sentences
 ROLES = ModelRoles()
 OCR_DRAFT = "Method of relaxaton: each grid value becomes the avrage of its neighbours"
 CORRECTED = "Method of relaxation: each grid value becomes the average of its four neighbours"
+SEEN: dict[str, str] = {}  # the key the scripted drafter chose
 STEM = "Which way does the acceleration of uniform circular motion point?"
 
 
@@ -76,10 +77,10 @@ def test_an_edited_scan_page_shows_the_edit_after_approve(tmp_path, ollama_serve
 def _quiz_item(body: dict) -> str:
     """An MCQ whose key is the first words of the last source sentence, which it cites."""
     number, text = evidence_sentences(body["messages"])[-1]
-    _quiz_item.key = " ".join(text.split()[:6])
-    return QuizCandidate(stem=STEM, kind="mcq", options=[_quiz_item.key, "Away from the center",
+    SEEN["key"] = key = " ".join(text.split()[:6])
+    return QuizCandidate(stem=STEM, kind="mcq", options=[key, "Away from the center",
                                                          "Along the velocity"],
-                         answer_index=0, answer_text=_quiz_item.key, sentences=[number]).model_dump_json()
+                         answer_index=0, answer_text=key, sentences=[number]).model_dump_json()
 
 
 def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server, sync_playwright):
@@ -119,4 +120,4 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
     collection = sqlite3.connect(tmp_path / "collection.anki2")
     assert collection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     fields = [row[0].split("\x1f") for row in collection.execute("SELECT flds FROM notes")]
-    assert len(fields) == 1 and fields[0][0] == STEM and fields[0][2] == _quiz_item.key
+    assert len(fields) == 1 and fields[0][0] == STEM and fields[0][2] == SEEN["key"]

@@ -88,8 +88,10 @@ def run_traced_requests(store: Store) -> Tracer:
     tracer = Tracer(store, SentrySettings(dsn=FAKE_DSN))
     assert tracer.sentry_on
     with tracer.request("explain", subject_id=1) as trace:
-        sentry_sdk.get_current_span().set_data("question", QUESTION)
-        sentry_sdk.get_current_span().set_tag("filename", FILENAME)
+        current = sentry_sdk.get_current_span()
+        assert current is not None
+        current.set_data("question", QUESTION)
+        current.set_tag("filename", FILENAME)
         with trace.span("retrieval") as span:
             span.record(outcome="ok")
         blind = threading.Thread(target=blind_solve, args=(trace,))

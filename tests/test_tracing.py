@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 import pytest
@@ -20,7 +21,7 @@ from citetutor.tracing import (
 
 
 @pytest.fixture
-def store(tmp_path) -> Store:
+def store(tmp_path) -> Iterator[Store]:
     """A fresh migrated store on disk."""
     s = Store(tmp_path / "t.duckdb")
     yield s
