@@ -85,3 +85,18 @@ def test_yes_answers_a_yes_no_question_but_not_needs_its_sentence():
     question = "Is array indexing zero-based?"
     assert covers(new_words("Yes, array indexing is zero-based.", question), [1], evidence, 0.6)
     assert not covers(new_words("Yes, array indexing is not zero-based.", question), [1], evidence, 0.6)
+
+
+def test_a_refusal_says_why_in_words_naming_the_pages_tried():
+    from citetutor.tutor import Citation, TutorAnswer, refusal_reason
+    nearby = [Citation("", "d", "Notes", p, "", "[]") for p in (3, 5)]
+
+    def reason(*codes: str) -> str:
+        return refusal_reason(TutorAnswer("refused", "", reasons=list(codes), nearby=nearby))
+    assert reason("low_relevance") == ("Your notes don't seem to cover this question "
+                                       "(the closest passages, pp. 3 and 5, are about something else).")
+    assert reason("blind_unanswerable").startswith("The verifier read pp. 3 and 5")
+    assert reason("deadline").startswith("Checking took longer than the time limit")
+    # The attempts ended on a repeat: the rejection it repeated is the reason, not the repeat.
+    assert reason("uncovered_claim", "repeated_draft") == reason("uncovered_claim")
+    assert reason("uncovered_claim").startswith("Drafts could not be verified against pp. 3 and 5")
