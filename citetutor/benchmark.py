@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from citetutor.retrieval import CandidateCache, Hit, Scope, _scope_sql, index_terms, search, tokenize
+from citetutor.retrieval import SCOPED_CHUNKS, CandidateCache, Hit, Scope, _scope_sql, index_terms, search, tokenize
 from citetutor.states import DocStatus
 from citetutor.store import Store
 
@@ -144,9 +144,8 @@ def previous_search(store: Store, embedder, query: str, scope: Scope, k: int = 4
     if key not in cache:
         where, params = _scope_sql(scope)
         rows = store.query("SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes, "
-                           "e.vector FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN embeddings e "
-                           f"ON e.chunk_id = c.id AND e.model = ? WHERE d.status = '{DocStatus.READY}' AND {where} "
-                           "ORDER BY c.id", [embedder.name, *params])
+                           f"e.vector {SCOPED_CHUNKS.format(where=where)} ORDER BY c.id",
+                           [embedder.name, *params])
         tokens = [tokenize(r[4]) or ["_"] for r in rows]
         cache.clear()
         cache[key] = ([r[:7] for r in rows], np.array([r[7] for r in rows], np.float32), tokens,
