@@ -6,16 +6,22 @@ from citetutor.ui.state import get_pipeline, model_health
 
 st.set_page_config(page_title="CiteTutor", page_icon="📚", layout="wide")
 
-pages = st.navigation([
+PAGES = [
     st.Page("pages/library.py", title="Library", icon=":material/menu_book:", default=True),
     st.Page("pages/tutor.py", title="Tutor", icon=":material/school:"),
     st.Page("pages/quiz.py", title="Quiz", icon=":material/quiz:"),
     st.Page("pages/scan_review.py", title="Scan Review", icon=":material/document_scanner:"),
     st.Page("pages/traces.py", title="Traces", icon=":material/timer:"),
-])
+]
+# The menu is drawn here, not by Streamlit: with client.showSidebarNavigation off (see
+# .streamlit/config.toml) a fresh server's first visit no longer flashes the raw pages/ list.
+pages = st.navigation(PAGES, position="hidden")
 
 
 with st.sidebar:
+    for page in PAGES:
+        st.page_link(page)
+    st.divider()
     pipeline = get_pipeline()
     st.caption(pipeline.models.label)
     for role, model, ok, message in model_health():

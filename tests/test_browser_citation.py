@@ -22,6 +22,14 @@ ROLES = ModelRoles()
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
 ANSWER = "The acceleration is directed radially inward."
 SEEN: dict[str, str] = {}  # the sentence the scripted draft cited
+# Every link Streamlit's own page menu ever shows, from the first paint on: the raw pages/
+# list used to flash ("app", "library", …) on a fresh server's first visit.
+RECORD_NAV_LINKS = """
+window.navLinksSeen = [];
+new MutationObserver(() => document.querySelectorAll('[data-testid="stSidebarNav"] a')
+    .forEach(a => window.navLinksSeen.push(a.innerText.trim()))
+).observe(document, {subtree: true, childList: true, characterData: true});
+"""
 
 
 def _draft(body: dict) -> str:
@@ -52,9 +60,13 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
             try:
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page.set_default_timeout(UI_TIMEOUT_MS)
+                page.add_init_script(RECORD_NAV_LINKS)
                 page.goto(f"{base}/tutor")  # the first visit to a fresh server, straight to a page
                 sidebar = page.get_by_test_id("stSidebar")
                 sidebar.get_by_text(f"drafter {ROLES.drafter}").wait_for()  # app.py's health panel
+                seen = {t.lower() for t in page.evaluate("window.navLinksSeen")}
+                assert not seen & {"app", "scan review", "scan_review"}, \
+                    f"Streamlit's raw pages/ list showed before app.py's menu: {sorted(seen)}"
                 assert sidebar.get_by_role("link", name="Library").is_visible(), "app.py's navigation"
                 assert not sidebar.get_by_role("link", name="app", exact=True).count(), \
                     "not Streamlit's pages-folder navigation"
