@@ -32,6 +32,13 @@ new MutationObserver(() => document.querySelectorAll('[data-testid="stSidebarNav
 """
 
 
+def _latex_draft(body: dict) -> str:
+    """The same claim with a vector in LaTeX, as a drafter may write it."""
+    number, _ = sentence_with(body["messages"], "inward")
+    return Draft(claims=[Claim(text=r"The acceleration $\vec{a}$ is directed radially inward.",
+                               sentences=[number])]).model_dump_json()
+
+
 def _draft(body: dict) -> str:
     """A draft claim citing the evidence sentence that says 'inward'; records its page."""
     number, text = sentence_with(body["messages"], "inward")
@@ -123,7 +130,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
 def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
         tmp_path, ollama_server, sync_playwright):
     ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
-    ollama_server.enqueue_chat(ROLES.drafter, _draft)
+    ollama_server.enqueue_chat(ROLES.drafter, _latex_draft)
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
     ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
     with running_app(tmp_path / "data", ollama_server.url, tmp_path / "streamlit.log") as base, \
@@ -143,7 +150,10 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
             box = page.get_by_placeholder("Ask about your notes…")
             box.fill(QUESTION)
             box.press("Enter")
-            page.get_by_text(ANSWER).wait_for()
+            answer = page.get_by_test_id("stChatMessage").filter(has_text="is directed radially inward")
+            answer.wait_for()
+            assert answer.locator(".katex").count() == 1, "the answer's LaTeX is typeset"
+            assert "$" not in answer.inner_text()
             page.get_by_role("button", name=re.compile(r"· p\. \d+$")).click()
             page.get_by_text("highlighted: the cited passage").wait_for()
             page.screenshot(path=str(tmp_path / "tutor.png"))
