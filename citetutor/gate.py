@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from citetutor import prompts
 from citetutor.config import Limits
@@ -15,6 +16,14 @@ from citetutor.retrieval import CandidateCache, Retrieval, Scope, search
 from citetutor.states import Reason
 from citetutor.store import Store
 from citetutor.tracing import Tracer
+
+# Both gates report progress as (stage, attempt or candidate number) on the caller's thread.
+StageCallback = Callable[[str, int], None]
+
+
+def ignore_stage(_: str, __: int) -> None:
+    """The default stage sink: no progress shown."""
+
 
 # Words that frame a claim ("you can use the formula ...") without stating a fact. "Yes"
 # answers a yes/no question and is free, like "no" (too short to count as a word at all);

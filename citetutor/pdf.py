@@ -141,7 +141,8 @@ def _with_superscripts(token: str, rect: tuple, chars: list[tuple[float, bool]])
     return "".join(c.translate(SUPERSCRIPTS) if up else c for c, up in zip(token, inside))
 
 
-def _join_words(raw_words: list[tuple], raised: dict | None = None) -> tuple[str, list[Word]]:
+def _join_words(raw_words: list[tuple],
+                raised: dict[tuple[int, int], list[tuple[float, bool]]]) -> tuple[str, list[Word]]:
     """Join MuPDF words into page text: spaces within a line, newlines between lines."""
     parts: list[str] = []
     words: list[Word] = []
@@ -150,7 +151,7 @@ def _join_words(raw_words: list[tuple], raised: dict | None = None) -> tuple[str
         token = unicodedata.normalize("NFKC", token).strip()
         if not token:
             continue
-        if raised and (block, line) in raised:
+        if (block, line) in raised:
             token = _with_superscripts(token, (x0, y0, x1, y1), raised[(block, line)])
         if words:
             sep = " " if (block, line) == last_line else "\n"

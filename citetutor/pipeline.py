@@ -105,7 +105,7 @@ class Pipeline:
 
     # Tutor and quiz
     def ask(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (), mode: tutor.Mode = "explain",
-            learner_notes: str = "", on_stage: tutor.StageCallback = lambda s, a: None) -> tutor.TutorAnswer:
+            learner_notes: str = "", on_stage: gate.StageCallback = gate.ignore_stage) -> tutor.TutorAnswer:
         """Answer through the gate."""
         return tutor.answer(self.gate, question, Scope(subject_id, doc_ids), mode, learner_notes, on_stage)
 
@@ -122,7 +122,7 @@ class Pipeline:
 
     def chat(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (),
              mode: tutor.Mode = "explain", learner_notes: str = "",
-             on_stage: tutor.StageCallback = lambda s, a: None) -> Turn:
+             on_stage: gate.StageCallback = gate.ignore_stage) -> Turn:
         """Ask as the next turn of the subject's conversation, and keep the turn."""
         searched = self.searched_question(question, subject_id)
         result = self.ask(searched, subject_id, doc_ids, mode, learner_notes, on_stage)
@@ -141,7 +141,7 @@ class Pipeline:
         return tutor.draft_only(self.gate, question, Scope(subject_id), mode)
 
     def quiz(self, doc_id: str, first_page: int, last_page: int, count: int = 5, kinds: str = "mixed",
-             on_stage: Callable[[str, int], None] = lambda s, a: None) -> QuizResult:
+             on_stage: gate.StageCallback = gate.ignore_stage) -> QuizResult:
         """Practice questions from a page range, through the quiz gate."""
         doc = self.document(doc_id)
         scope = Scope(doc["subject_id"], (doc_id,), (first_page, last_page))

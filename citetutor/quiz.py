@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Callable
 
 from citetutor import prompts
 from citetutor.errors import InputError
@@ -13,8 +12,10 @@ from citetutor.evidence import Sentence, evidence_block, number_evidence, number
 from citetutor.gate import (
     Gate,
     Rejected,
+    StageCallback,
     check_known,
     covers,
+    ignore_stage,
     new_words,
     same_meaning,
     trace_rejection,
@@ -63,12 +64,8 @@ class QuizResult:
         return sum(self.rejected.values())
 
 
-def _ignore(_: str, __: int) -> None:
-    """Default progress sink."""
-
-
 def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str = "mixed",
-              on_stage: Callable[[str, int], None] = _ignore) -> QuizResult:
+              on_stage: StageCallback = ignore_stage) -> QuizResult:
     """Draft `count` candidates from the page range and keep those that pass every check."""
     if scope.pages is None or scope.pages[0] > scope.pages[1]:
         raise InputError("Choose a page range whose first page is not after its last page.")

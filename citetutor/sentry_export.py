@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any, Callable
 
 from citetutor.config import SentrySettings
-from citetutor.states import ERROR, Reason
+from citetutor.states import ERROR, REASON_CODES
 
 if TYPE_CHECKING:
     from sentry_sdk.envelope import Envelope, Item
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
 REQUEST_OP = "citetutor.request"
 STAGE_OP = "citetutor.stage"
-REASON_CODES: frozenset[str] = frozenset(Reason)
 
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 _HEX16 = re.compile(r"[0-9a-f]{16}")

@@ -59,3 +59,6 @@ class Reason(StrEnum):
     KEY_UNSUPPORTED = "key_unsupported"
     DEADLINE = "deadline"
     ERROR = "error"
+
+
+REASON_CODES: frozenset[str] = frozenset(Reason)

@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from typing import Any, Iterator
 
 from citetutor.config import SentrySettings
-from citetutor.sentry_export import REASON_CODES, REQUEST_OP, STAGE_OP, ensure_sentry, finish_span, tag_transaction
-from citetutor.states import ERROR, OK
+from citetutor.sentry_export import REQUEST_OP, STAGE_OP, ensure_sentry, finish_span, tag_transaction
+from citetutor.states import ERROR, OK, REASON_CODES
 from citetutor.store import Store
 
 # Kinds and stage names become Sentry transaction/span names: identifiers only, so a

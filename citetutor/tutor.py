@@ -9,7 +9,7 @@ import unicodedata
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 from citetutor import answer_cache, prompts
 from citetutor.config import NOT_ENOUGH_EVIDENCE
@@ -18,8 +18,10 @@ from citetutor.evidence import NUMBER_WORDS, Sentence, evidence_block, number_ev
 from citetutor.gate import (
     Gate,
     Rejected,
+    StageCallback,
     check_known,
     covers,
+    ignore_stage,
     new_words,
     same_meaning,
     stems_of,
@@ -33,7 +35,6 @@ from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
 from citetutor.states import Reason
 
 Mode = Literal["explain", "hint"]
-StageCallback = Callable[[str, int], None]
 VALUE_REQUEST = re.compile(
     r"\b(value of|how (much|many|fast|far|long|big|large|high|heavy)|calculate|compute|"
     r"magnitude of|numerical(ly)?|(what|which) year)\b", re.IGNORECASE)
@@ -76,12 +77,8 @@ class TutorAnswer:
     spans: list[dict] = field(default_factory=list)
 
 
-def _ignore(_: str, __: int) -> None:
-    """Default stage sink."""
-
-
 def answer(gate: Gate, question: str, scope: Scope, mode: Mode = "explain",
-           learner_notes: str = "", on_stage: StageCallback = _ignore) -> TutorAnswer:
+           learner_notes: str = "", on_stage: StageCallback = ignore_stage) -> TutorAnswer:
     """Retrieve, draft, check and verify; show the draft only if every check passes."""
     question = question.strip()
     if not question:
@@ -159,7 +156,7 @@ def draft_only(gate: Gate, question: str, scope: Scope, mode: Mode = "explain") 
         if found.supported:
             sentences, _ = _numbered(gate, trace, question, found)
             try:
-                draft = _draft(gate, trace, question, sentences, mode, "", "", 1, _ignore)
+                draft = _draft(gate, trace, question, sentences, mode, "", "", 1, ignore_stage)
             except Rejected:
                 pass
         trace.finish("answered" if draft else "refused", None, 1)
