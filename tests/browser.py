@@ -69,3 +69,15 @@ def running_app(data_dir: Path, ollama_url: str, log: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=15)
+
+
+@contextmanager
+def browser_page(playwright) -> Iterator:
+    """A page in Debian's headless chromium with bounded waits; the browser closes after."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        page.set_default_timeout(UI_TIMEOUT_MS)
+        yield page
+    finally:
+        browser.close()

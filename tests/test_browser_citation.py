@@ -14,7 +14,7 @@ import pymupdf
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import Claim, Draft
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, running_app
+from tests.browser import browser_page, running_app
 from tests.corpus import MIT, corpus_file
 from tests.helpers import PASS, as_json, blind_citing, sentence_with
 
@@ -63,10 +63,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
 
     with running_app(settings.data_dir, ollama_server.url, tmp_path / "streamlit.log") as base:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            try:
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.set_default_timeout(UI_TIMEOUT_MS)
+            with browser_page(p) as page:
                 page.add_init_script(RECORD_NAV_LINKS)
                 page.goto(f"{base}/tutor")  # the first visit to a fresh server, straight to a page
                 sidebar = page.get_by_test_id("stSidebar")
@@ -123,8 +120,6 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 page.screenshot(path=str(tmp_path / "citation-page.png"))
                 iframe.screenshot(path=str(tmp_path / "citation-viewer.png"))
                 print(f"screenshots: {tmp_path / 'citation-page.png'} {tmp_path / 'citation-viewer.png'}")
-            finally:
-                browser.close()
 
 
 def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
@@ -135,10 +130,7 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
     ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
     with running_app(tmp_path / "data", ollama_server.url, tmp_path / "streamlit.log") as base, \
             sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(UI_TIMEOUT_MS)
+        with browser_page(p) as page:
             page.goto(base)  # a fresh library: the Library page, "New subject" open
             page.get_by_label("Subject name").fill("Mechanics")
             page.get_by_role("button", name="Create subject").click()
@@ -158,5 +150,3 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
             page.get_by_text("highlighted: the cited passage").wait_for()
             page.screenshot(path=str(tmp_path / "tutor.png"))
             print(f"screenshots: {tmp_path / 'library.png'} {tmp_path / 'tutor.png'}")
-        finally:
-            browser.close()

@@ -10,7 +10,7 @@ import zipfile
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import KeySupportVerdict, QuizBlindAnswer, QuizCandidate
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, UI_TIMEOUT_MS, running_app
+from tests.browser import browser_page, running_app
 from tests.corpus import MIT, ONE_PAGE_SCAN, corpus_file
 from tests.helpers import evidence_sentences
 
@@ -33,13 +33,6 @@ def _library(tmp_path, ollama_server, upload) -> Settings:
     return settings
 
 
-def _browser_page(p):
-    browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    page.set_default_timeout(UI_TIMEOUT_MS)
-    return browser, page
-
-
 def test_an_edited_scan_page_shows_the_edit_after_approve(tmp_path, ollama_server, sync_playwright):
     def upload(pipeline):
         subject = pipeline.create_subject("E&M")
@@ -52,8 +45,7 @@ def test_an_edited_scan_page_shows_the_edit_after_approve(tmp_path, ollama_serve
 
     with running_app(settings.data_dir, ollama_server.url, tmp_path / "streamlit.log") as base, \
             sync_playwright() as p:
-        browser, page = _browser_page(p)
-        try:
+        with browser_page(p) as page:
             page.goto(f"{base}/scan_review")
             page.get_by_text("This document stays out of the tutor until every page is reviewed.").wait_for()
             box = page.get_by_label("Transcription", exact=True)
@@ -66,8 +58,6 @@ def test_an_edited_scan_page_shows_the_edit_after_approve(tmp_path, ollama_serve
             assert saved.is_disabled() and saved.input_value() == CORRECTED
             assert page.get_by_text("Page 1 · approved").is_visible()
             page.screenshot(path=str(tmp_path / "scan-approved.png"))
-        finally:
-            browser.close()
 
     pipeline = Pipeline(settings)
     chunks = pipeline.store.query("SELECT text FROM chunks WHERE doc_id = ?", [upload.doc_id])
@@ -95,8 +85,7 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
 
     with running_app(settings.data_dir, ollama_server.url, tmp_path / "streamlit.log") as base, \
             sync_playwright() as p:
-        browser, page = _browser_page(p)
-        try:
+        with browser_page(p) as page:
             page.goto(f"{base}/quiz")
             slider = page.get_by_role("slider")
             slider.focus()
@@ -112,8 +101,6 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
             deck = tmp_path / download.suggested_filename
             download.save_as(deck)
             page.screenshot(path=str(tmp_path / "quiz.png"))
-        finally:
-            browser.close()
 
     with zipfile.ZipFile(io.BytesIO(deck.read_bytes())) as package:
         (tmp_path / "collection.anki2").write_bytes(package.read("collection.anki2"))
