@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pymupdf
+import pytest
 
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
@@ -17,6 +18,8 @@ from citetutor.schemas import Claim, Draft
 from tests.browser import browser_page, running_app
 from tests.corpus import MIT, corpus_file
 from tests.helpers import PASS, as_json, blind_citing, sentence_with
+
+expect = pytest.importorskip("playwright.sync_api").expect  # assertions that retry until the UI settles
 
 ROLES = ModelRoles()
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
@@ -71,7 +74,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 seen = {t.lower() for t in page.evaluate("window.navLinksSeen")}
                 assert not seen & {"app", "scan review", "scan_review"}, \
                     f"Streamlit's raw pages/ list showed before app.py's menu: {sorted(seen)}"
-                assert sidebar.get_by_role("link", name="Library").is_visible(), "app.py's navigation"
+                expect(sidebar.get_by_role("link", name="Library")).to_be_visible()  # app.py's menu
                 assert not sidebar.get_by_role("link", name="app", exact=True).count(), \
                     "not Streamlit's pages-folder navigation"
                 box = page.get_by_placeholder("Ask about your notes…")
@@ -79,7 +82,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 box.press("Enter")
                 page.get_by_text(ANSWER).wait_for()
                 page.screenshot(path=str(tmp_path / "answer.png"))
-                assert page.get_by_text("verified", exact=True).is_visible()
+                expect(page.get_by_text("verified", exact=True)).to_be_visible()
 
                 chip = page.get_by_role("button", name=re.compile(r"· p\. \d+$"))
                 label = chip.inner_text()

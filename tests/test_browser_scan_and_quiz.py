@@ -7,12 +7,16 @@ import io
 import sqlite3
 import zipfile
 
+import pytest
+
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import KeySupportVerdict, QuizBlindAnswer, QuizCandidate
 from tests.browser import browser_page, running_app
 from tests.corpus import MIT, ONE_PAGE_SCAN, corpus_file
 from tests.helpers import evidence_sentences
+
+expect = pytest.importorskip("playwright.sync_api").expect  # assertions that retry until the UI settles
 
 ROLES = ModelRoles()
 OCR_DRAFT = "Method of relaxaton: each grid value becomes the avrage of its neighbours"
@@ -49,14 +53,15 @@ def test_an_edited_scan_page_shows_the_edit_after_approve(tmp_path, ollama_serve
             page.goto(f"{base}/scan_review")
             page.get_by_text("This document stays out of the tutor until every page is reviewed.").wait_for()
             box = page.get_by_label("Transcription", exact=True)
-            assert box.input_value() == OCR_DRAFT
+            expect(box).to_have_value(OCR_DRAFT)  # retries: the widget may paint before its value
             box.fill(CORRECTED)
             box.press("Control+Enter")  # commit the edit the way a learner's click away would
             page.get_by_role("button", name="Approve").click()
             page.get_by_text("Every page is reviewed: this document is in the tutor's library.").wait_for()
             saved = page.get_by_label("Transcription (approved)")
-            assert saved.is_disabled() and saved.input_value() == CORRECTED
-            assert page.get_by_text("Page 1 · approved").is_visible()
+            expect(saved).to_be_disabled()
+            expect(saved).to_have_value(CORRECTED)
+            expect(page.get_by_text("Page 1 · approved")).to_be_visible()
             page.screenshot(path=str(tmp_path / "scan-approved.png"))
 
     pipeline = Pipeline(settings)
