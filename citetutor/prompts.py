@@ -32,8 +32,8 @@ of the sentences that state the answer."""
 SUPPORT_TASK = """Question: {question}
 The tutor's claims, each with the sentences it cites:
 {claims}
-Task: for each claim, say what its cited sentences state, then whether they state the claim.
-Then say whether the claims answer the question that was asked."""
+Task: for each claim, say whether its cited sentences state it. Then say whether the claims
+answer the question that was asked."""
 
 VERIFY_USER = "Evidence:\n{evidence}\n\n{task}"
 

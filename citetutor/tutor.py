@@ -387,11 +387,11 @@ def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft:
     task = prompts.SUPPORT_TASK.format(question=question, claims=claims)
     verdict = traced_call(gate.verifier, trace, "support_check", verify_messages(sentences, task),
                           support_verdict_for(len(draft.claims)), attempt)
-    # The schema asks for exactly one verdict per claim, in order; small models number them
-    # unreliably, so the position says which claim a verdict is about.
-    for number, claim_verdict in enumerate(verdict.verdicts, start=1):
+    # The schema asks for exactly one verdict per claim, in order: the position says which.
+    for number, (claim, claim_verdict) in enumerate(zip(draft.claims, verdict.verdicts), start=1):
         if not claim_verdict.supported:
-            raise Rejected(Reason.UNSUPPORTED_CLAIM, f"Claim {number}: {claim_verdict.why}")
+            cites = ", ".join(by_number[n].label for n in claim.sentences)
+            raise Rejected(Reason.UNSUPPORTED_CLAIM, f"Claim {number} is not what {cites} say.")
     if not verdict.answers_question:
         raise Rejected(Reason.IRRELEVANT)
 

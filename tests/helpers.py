@@ -63,8 +63,7 @@ def blind_citing(word: str = "inward"):
 
 def verdict(*supported: bool, answers: bool = True) -> SupportVerdict:
     """A support-check reply with one verdict per claim."""
-    return SupportVerdict(verdicts=[ClaimVerdict(claim=i, why="the cited sentence says so", supported=ok)
-                                    for i, ok in enumerate(supported, start=1)],
+    return SupportVerdict(verdicts=[ClaimVerdict(supported=ok) for ok in supported],
                           answers_question=answers)
 
 

@@ -155,12 +155,14 @@ def test_support_check_asks_for_exactly_one_verdict_per_claim(pipe):
     assert result.status == "answered" and result.reasons == ["schema_invalid"]
 
 
-def test_verdicts_are_read_by_position_not_by_the_number_a_small_model_wrote(pipe):
-    misnumbered = verdict(True)
-    misnumbered.verdicts[0].claim = 6
-    pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), misnumbered)
-    assert pipe.ask(QUESTION, pipe.subject_id).status == "answered"
+def test_an_unsupported_claim_is_retried_with_the_sentences_it_misread_named(pipe):
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1))
+    pipe.models.verifier.enqueue(blind_citing(), verdict(False), PASS)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["unsupported_claim"]
+    number, _ = sentence_with(pipe.models.drafter.history[0], "inward")
+    retry = pipe.models.drafter.history[1][-1]["content"]
+    assert f"Claim 1 is not what S{number} say." in retry, "code names what the verifier rejected"
 
 
 def test_irrelevant_verdict_and_schema_errors_are_rejections(pipe):
