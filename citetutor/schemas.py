@@ -49,8 +49,9 @@ class ClaimVerdict(BaseModel):
 
     Only the flag: the claim and its sentences are in the prompt, so there is nothing for the
     model to write first, and greedy decoding picks whichever of true/false it scores higher.
-    A written "why" (up to 80 characters) cost the 0.5B verifier about 2 s per check on two
-    cores and changed none of 24 verdicts on the eval drafts (scripts/bench_support.py).
+    A written "why" (up to 80 characters) doubled the tokens the 0.5B verifier writes, cost
+    about 0.7 s per check on two cores and changed none of 24 verdicts on the eval drafts
+    (scripts/bench_support.py).
     """
 
     supported: bool = Field(description="True only if the cited sentences state the claim.")

@@ -97,7 +97,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 viewer = iframe.content_frame
                 canvas = viewer.locator(f"canvas#canvas_page_{page_no}")
                 canvas.wait_for()
-                assert viewer.locator("canvas[id^=canvas_page_]").count() == 1, "only the cited page"
+                expect(viewer.locator("canvas[id^=canvas_page_]")).to_have_count(1)  # only the cited page
                 highlight = viewer.locator('[id^="annotation-"]').first
                 highlight.wait_for()
                 # The page really is drawn: its canvas holds dark (text) pixels, not a blank sheet.
@@ -147,8 +147,8 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
             box.press("Enter")
             answer = page.get_by_test_id("stChatMessage").filter(has_text="is directed radially inward")
             answer.wait_for()
-            assert answer.locator(".katex").count() == 1, "the answer's LaTeX is typeset"
-            assert "$" not in answer.inner_text()
+            expect(answer.locator(".katex")).to_have_count(1)  # the answer's LaTeX is typeset
+            expect(answer).not_to_contain_text("$")
             page.get_by_role("button", name=re.compile(r"· p\. \d+$")).click()
             page.get_by_text("highlighted: the cited passage").wait_for()
             page.screenshot(path=str(tmp_path / "tutor.png"))
