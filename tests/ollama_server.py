@@ -47,6 +47,7 @@ class FakeOllama:
         self.done_reason = "stop"
         self.trickle_s = 0.0  # > 0: send each reply a few bytes at a time, this far apart
         self.raw_body: bytes | None = None  # set: answer every request with these bytes
+        self.trickles_finished = 0  # trickled replies whose last byte was written
         self._queues: dict[str, deque[ChatScript]] = defaultdict(deque)
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -171,6 +172,7 @@ def _handler_for(server: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data[start:start + 8])
                 self.wfile.flush()
                 time.sleep(server.trickle_s)
+            server.trickles_finished += 1
 
         def log_message(self, format: str, *args) -> None:
             pass  # keep pytest output clean
