@@ -9,17 +9,17 @@ from typing import Callable
 
 import numpy as np
 
+from citetutor import catalog
 from citetutor.chunking import Chunk, chunk_page
 from citetutor.config import Limits
 from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError, PdfError
 from citetutor.library import drop_files_if_unowned, file_lock, original_path, page_image_dir
 from citetutor.models.base import Embedder
 from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
-from citetutor.retrieval import index_terms
 from citetutor.states import DocStatus, PageSource, ReviewState
 from citetutor.store import Store
 
-Progress = Callable[[float, str], None]
+Progress = Callable[[float, str], object]  # (fraction done, message); any return is ignored
 EMBED_BATCH = 8  # progress moves every 8 passages (about a second offline)
 
 
@@ -55,9 +55,9 @@ def ingest_pdf(store: Store, embedder: Embedder, files_dir: Path, data: bytes, f
     sha = hashlib.sha256(data).hexdigest()
     doc_id = document_id(subject_id, sha)
     with file_lock(sha):  # the same PDF uploaded twice at once: the second finds the first
-        existing = store.query_dicts("SELECT * FROM documents WHERE id = ?", [doc_id])
+        existing = catalog.document(store, doc_id)
         if existing:
-            return _duplicate(store, existing[0])
+            return _duplicate(store, existing)
         pages = _read_pages(data, filename, password, limits, progress)
         try:
             kind = "scan" if any(p.is_scanned for p in pages) else "text"
@@ -94,11 +94,10 @@ def _check_size(data: bytes, filename: str, limits: Limits) -> None:
         raise InputError(f"'{filename}' is larger than {limits.max_upload_mb} MB; split it into chapters.")
 
 
-def _duplicate(store: Store, row: dict) -> IngestResult:
+def _duplicate(store: Store, row: catalog.DocumentRow) -> IngestResult:
     """The same file is already in this subject: report it instead of storing it twice."""
-    chunks = store.query("SELECT count(*) FROM chunks WHERE doc_id = ?", [row["id"]])[0][0]
-    return IngestResult(row["id"], row["title"], row["kind"], row["status"], row["page_count"],
-                        chunks, duplicate=True)
+    return IngestResult(row["id"], row["title"], row["kind"], DocStatus(row["status"]), row["page_count"],
+                        catalog.chunk_count(store, row["id"]), duplicate=True)
 
 
 def _read_pages(data: bytes, filename: str, password: str | None, limits: Limits,
@@ -178,34 +177,10 @@ def checked_vectors(embedder: Embedder, vectors, count: int) -> np.ndarray:
 
 def reembed_document(store: Store, embedder: Embedder, doc_id: str, progress: Progress = _quiet) -> int:
     """Replace a document's vectors with `embedder`'s, atomically; returns chunks embedded."""
-    rows = store.query("SELECT id, text FROM chunks WHERE doc_id = ? ORDER BY id", [doc_id])
+    rows = catalog.chunk_texts(store, doc_id)
     vectors = embed_texts(embedder, [text for _, text in rows], progress)
-    with store.transaction() as cur:
-        cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)",
-                    [doc_id])
-        insert_vectors(cur, [cid for cid, _ in rows], vectors, embedder.name)
-        cur.execute("UPDATE documents SET embedding_model = ?, embedding_dim = ? WHERE id = ?",
-                    [embedder.name, int(vectors.shape[1]) if rows else None, doc_id])
+    catalog.replace_vectors(store, doc_id, [cid for cid, _ in rows], vectors, embedder.name)
     return len(rows)
-
-
-def insert_chunks(cur, chunks: list[Chunk], vectors: np.ndarray, model: str) -> None:
-    """Insert chunks and their vectors inside the caller's transaction."""
-    if not chunks:
-        return
-    cur.executemany(
-        "INSERT INTO chunks (id, doc_id, page_no, ord, text, char_start, char_end, bboxes, "
-        "word_boxes, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [[c.id, c.doc_id, c.page_no, c.ord, c.text, c.start, c.end, c.bboxes, c.word_boxes,
-          index_terms(c.text)] for c in chunks],
-    )
-    insert_vectors(cur, [c.id for c in chunks], vectors, model)
-
-
-def insert_vectors(cur, chunk_ids: list[str], vectors: np.ndarray, model: str) -> None:
-    """Insert one vector per chunk, tagged with the model that made it."""
-    cur.executemany("INSERT INTO embeddings VALUES (?, ?, ?)",
-                    [[cid, model, v.tolist()] for cid, v in zip(chunk_ids, vectors)])
 
 
 def _store_document(store: Store, doc_id: str, sha: str, subject_id: int, filename: str,
@@ -214,29 +189,22 @@ def _store_document(store: Store, doc_id: str, sha: str, subject_id: int, filena
     """Write the document, its pages, chunks and vectors atomically."""
     dim = int(vectors.shape[1]) if len(chunks) else None
     check_dimension(store, embedder.name, dim)
-    with store.transaction() as cur:
-        cur.execute(
-            "INSERT INTO documents (id, sha256, subject_id, title, filename, kind, status, "
-            "page_count, embedding_model, embedding_dim) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [doc_id, sha, subject_id, _title(filename), filename, kind, status, len(pages),
-             embedder.name, dim],
-        )
-        cur.executemany(
-            "INSERT INTO pages (doc_id, page_no, text, source, review_state, image_path, width, "
-            "height) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [[doc_id, p.page_no, p.text, PageSource.OCR if p.is_scanned else PageSource.TEXT, _review_state(p),
-              images.get(p.page_no), p.width, p.height] for p in pages],
-        )
-        insert_chunks(cur, chunks, vectors, embedder.name)
+    row = catalog.NewDocument(id=doc_id, sha256=sha, subject_id=subject_id, title=_title(filename),
+                              filename=filename, kind=kind, status=status, page_count=len(pages),
+                              embedding_model=embedder.name, embedding_dim=dim)
+    catalog.insert_document(store, row, [
+        catalog.NewPage(page_no=p.page_no, text=p.text, review_state=_review_state(p),
+                        source=PageSource.OCR if p.is_scanned else PageSource.TEXT,
+                        image_path=images.get(p.page_no), width=p.width, height=p.height)
+        for p in pages], chunks, vectors)
 
 
 def check_dimension(store: Store, model: str, dim: int | None) -> None:
     """Vectors of one model name must have one size, or no question could compare them."""
-    known = store.query("SELECT DISTINCT embedding_dim FROM documents WHERE embedding_model = ? "
-                        "AND embedding_dim IS NOT NULL", [model])
-    if dim is not None and known and known[0][0] != dim:
+    known = catalog.vector_size(store, model)
+    if dim is not None and known is not None and known != dim:
         raise EmbeddingMismatch(
-            f"{model} now returns {dim}-number vectors, but your library holds {known[0][0]}-number "
+            f"{model} now returns {dim}-number vectors, but your library holds {known}-number "
             "ones under the same name (the model behind the name changed). Use 'Re-embed' in the "
             "Library, or restore the previous model.")
 

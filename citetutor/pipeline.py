@@ -6,21 +6,20 @@ import os
 from dataclasses import replace
 from typing import Callable
 
-from citetutor import chat, gate, library, quiz, scan, tracing, tutor
+from citetutor import catalog, chat, gate, library, quiz, scan, tracing, tutor
+from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F401 - row types, for the UI
 from citetutor.chat import Turn
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, NotFound
 from citetutor.gate import same_meaning
-from citetutor.ingest import IngestResult, ingest_pdf, reembed_document
+from citetutor.ingest import IngestResult, Progress, ingest_pdf, reembed_document
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import with_highlights
 from citetutor.quiz import QuizItem, QuizResult
-from citetutor.retrieval import Scope, backfill_terms
+from citetutor.retrieval import Scope
 from citetutor.states import DocStatus, ReviewState  # noqa: F401 - states the UI compares with
 from citetutor.store import Store
-from citetutor.tutor import Citation, TutorAnswer  # noqa: F401 - the facade's answer types, for the UI
-
-Progress = Callable[[float, str], None]
+from citetutor.tutor import Citation, Mode, TutorAnswer  # noqa: F401 - the facade's answer types, for the UI
 
 
 def _quiet(_: float, __: str) -> None:
@@ -37,7 +36,7 @@ class Pipeline:
         self.settings = settings
         self.store = store or Store(settings.db_path)
         library.sweep_orphan_files(self.store, settings.files_dir)
-        backfill_terms(self.store)  # libraries from before chunks kept their BM25 terms
+        catalog.backfill_terms(self.store)  # libraries from before chunks kept their BM25 terms
         self.models = models or build_models(settings)
         self.tracer = tracing.Tracer(self.store, settings.sentry)
         self.gate = gate.Gate(self.store, self.models.embedder, self.models.drafter,
@@ -49,15 +48,15 @@ class Pipeline:
         """Create (or find) a subject by name."""
         return library.create_subject(self.store, name)
 
-    def subjects(self) -> list[dict]:
+    def subjects(self) -> list[catalog.SubjectRow]:
         """All subjects."""
-        return library.list_subjects(self.store)
+        return catalog.subjects(self.store)
 
-    def documents(self, subject_id: int | None = None) -> list[dict]:
+    def documents(self, subject_id: int | None = None) -> list[catalog.DocumentListing]:
         """Documents, optionally of one subject."""
-        return library.list_documents(self.store, subject_id)
+        return catalog.documents(self.store, subject_id)
 
-    def document(self, doc_id: str) -> dict:
+    def document(self, doc_id: str) -> catalog.DocumentRow:
         """One document."""
         return library.get_document(self.store, doc_id)
 
@@ -185,9 +184,9 @@ class Pipeline:
         """OCR drafts for a scan's pending pages."""
         return scan.run_ocr(self.store, self.models.ocr, self.tracer, doc_id, progress)
 
-    def scan_pages(self, doc_id: str) -> list[dict]:
+    def scan_pages(self, doc_id: str) -> list[catalog.ScanPage]:
         """A scan's pages for review."""
-        return scan.pages_to_review(self.store, doc_id)
+        return catalog.scan_pages(self.store, doc_id)
 
     def review_page(self, doc_id: str, page_no: int, text: str, state: str) -> bool:
         """Approve or blank one page; True once the document is in retrieval."""
@@ -195,8 +194,8 @@ class Pipeline:
                                 page_no, text, state)
 
     def reopen_page(self, doc_id: str, page_no: int) -> None:
-        """Send a page back to review."""
-        scan.reopen_page(self.store, doc_id, page_no)
+        """Send a page back to review; the document leaves retrieval until it is done."""
+        catalog.reopen_page(self.store, doc_id, page_no)
 
     # Traces
     def recent_requests(self, limit: int = 50) -> list[dict]:

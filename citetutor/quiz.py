@@ -6,7 +6,7 @@ import json
 import uuid
 from dataclasses import dataclass, field
 
-from citetutor import prompts
+from citetutor import catalog, prompts
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order
 from citetutor.gate import (
@@ -24,7 +24,7 @@ from citetutor.gate import (
 )
 from citetutor.retrieval import Hit, Scope
 from citetutor.schemas import QUIZ_SCHEMAS, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
-from citetutor.states import DocStatus, Reason
+from citetutor.states import Reason
 
 MAX_SOURCE_CHUNKS = 8
 MAX_SOURCE_SENTENCES = 24
@@ -88,15 +88,12 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
 def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     """Chunks of the page range, spread evenly when there are more than fit one prompt."""
     assert scope.pages is not None  # make_quiz always passes the learner's range
-    rows = gate.store.query(
-        "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes FROM chunks c "
-        f"JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND d.status = '{DocStatus.READY}' "
-        "AND c.page_no BETWEEN ? AND ? ORDER BY c.page_no, c.ord", [doc_id, *scope.pages])
+    rows = catalog.page_range_chunks(gate.store, doc_id, *scope.pages)
     if not rows:
         raise InputError(f"Pages {scope.pages[0]}–{scope.pages[1]} have no text to make questions "
                          "from; pick another range (scanned pages must be reviewed first).")
     step = max(1, len(rows) // MAX_SOURCE_CHUNKS)
-    return [Hit(*row) for row in rows[::step][:MAX_SOURCE_CHUNKS]]
+    return rows[::step][:MAX_SOURCE_CHUNKS]
 
 
 def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int,

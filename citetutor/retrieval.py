@@ -185,15 +185,6 @@ def _candidates_from(store: Snapshot, scope: Scope, model: str) -> Candidates:
         titles)
 
 
-def backfill_terms(store: Store) -> None:
-    """Tokenise chunks stored before terms were kept beside them (once, when a library opens)."""
-    missing = store.query("SELECT id, text FROM chunks WHERE terms IS NULL")
-    if missing:
-        with store.transaction(library=False) as cur:
-            cur.executemany("UPDATE chunks SET terms = ? WHERE id = ?",
-                            [[index_terms(text), cid] for cid, text in missing])
-
-
 def _scope_sql(scope: Scope, with_pages: bool = True) -> tuple[str, list]:
     """SQL filter and parameters for a scope (the page filter needs the chunks table)."""
     clauses: list[str] = ["d.subject_id = ?"]

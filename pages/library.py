@@ -30,6 +30,7 @@ with st.expander("New subject", expanded=not pipeline.subjects()):
 subject = subject_picker(pipeline, key="library-subject")
 if subject is None:
     st.stop()
+subject_id = subject["id"]  # (narrowed here: add_pdf below is a closure)
 
 st.subheader(f"Add PDFs to {subject['name']}")
 with st.form("upload", clear_on_submit=True):
@@ -44,7 +45,7 @@ def add_pdf(name: str, data: bytes, password: str | None) -> None:
     locked = st.session_state.setdefault("locked-uploads", {})
     with shown_errors():
         try:
-            result = pipeline.upload(data, name, subject["id"], password,
+            result = pipeline.upload(data, name, subject_id, password,
                                      progress=lambda f, m: bar.progress(f, text=f"{name}: {m}"),
                                      draft_ocr=True)
         except PasswordRequired as exc:  # kept, so a retry needs only the password, not the file
@@ -88,7 +89,7 @@ current_model = pipeline.models.embedder.name
 for doc in documents:
     with st.container(border=True):
         left, right = st.columns([4, 1])
-        status = {DocStatus.READY: ":green[ready]",
+        status: dict[str, str] = {DocStatus.READY: ":green[ready]",
                   DocStatus.NEEDS_REVIEW: f":orange[{counted(doc['pages_to_review'], 'page')} to review]"}
         left.markdown(f"**{doc['title']}** — {counted(doc['page_count'], 'page')}, "
                       f"{counted(doc['chunks'], 'passage')} · "

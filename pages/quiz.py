@@ -43,7 +43,7 @@ if st.button("Make questions", type="primary", disabled=end < start):
 kept = st.session_state.get("quiz-result")
 if kept is not None:
     result_doc, result_start, result_end, result = kept
-    title = docs.get(result_doc, {}).get("title", "document")
+    title = docs[result_doc]["title"] if result_doc in docs else "document"
     st.caption(f"Pages {result_start}–{result_end} of {title}: {len(result.items)} kept · "
                f"{result.rejected_count} dropped by the check")
     if not result.items:

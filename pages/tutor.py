@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from citetutor.pipeline import DocStatus
+from citetutor.pipeline import DocStatus, Mode
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
 from citetutor.ui.widgets import STAGE_PROGRESS, citation_chips, open_citation_viewer, timing_panel, total_seconds
 
@@ -17,9 +17,9 @@ subject, ready = subject_documents(
 warn_missing_models("drafter", "verifier", "embedder")
 titles = {d["id"]: d["title"] for d in ready}
 with st.expander("Options: documents, explanation or hint, about me"):
-    chosen = st.multiselect("Documents (none = whole subject)", list(titles), format_func=titles.get)
-    mode = st.radio("I want", ["explain", "hint"], horizontal=True,
-                    format_func={"explain": "an explanation", "hint": "a hint"}.get)
+    chosen = st.multiselect("Documents (none = whole subject)", list(titles), format_func=titles.__getitem__)
+    mode: Mode = st.radio("I want", ["explain", "hint"], horizontal=True,
+                          format_func={"explain": "an explanation", "hint": "a hint"}.__getitem__)
     notes = st.text_input("About me (changes wording only)", placeholder="e.g. first-year, visual learner")
 
 

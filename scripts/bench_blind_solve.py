@@ -48,7 +48,7 @@ def run(server: FakeOllama, parallel: bool, repeats: int = 5) -> list[float]:
 if __name__ == "__main__":
     server = FakeOllama({"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}).start()
     try:
-        both = {True: [], False: []}
+        both: dict[bool, list[float]] = {True: [], False: []}
         for parallel in (True, False, True, False):  # interleaved, so drift hits both
             both[parallel] += run(server, parallel)
         concurrent, serial = statistics.median(both[True]), statistics.median(both[False])

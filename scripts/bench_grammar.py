@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from llama_cpp import Llama
+from pydantic import BaseModel
 
 from citetutor.config import Settings
 from citetutor.models.embedded import QWEN_0_5B, QWEN_1_5B, assembled_gguf
@@ -23,7 +24,7 @@ from citetutor.schemas import BlindSolve, Draft, support_verdict_for
 EVIDENCE = ("Evidence:\n[S1] Any radial inward acceleration is called centripetal acceleration.\n"
             "[S2] An object traveling in a circular orbit is always accelerating towards the center.\n"
             "[S3] The period T is the time it takes to complete one circle.\n\n")
-CASES = [
+CASES: list[tuple[type[BaseModel], str]] = [
     (Draft, "Question: What is centripetal acceleration?\nTask: write claims that cite sentence numbers."),
     (BlindSolve, "Question: What is the period?\nTask: answer in one short sentence and give the "
                  "numbers of the sentences that state the answer."),

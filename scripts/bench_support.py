@@ -10,6 +10,7 @@ then run both support checks on that draft, alternating which goes first.
 import json
 import sys
 import time
+from pathlib import Path
 
 from pydantic import BaseModel, Field, create_model
 
@@ -53,7 +54,7 @@ def main(paths: list[str]) -> None:
     drafter, verifier = pipe.gate.drafter, pipe.gate.verifier
     same = total = 0
     for n, path in enumerate(paths):
-        qset = load_set(path)
+        qset = load_set(Path(path))
         subject = pipe.create_subject(f"bench-support-{qset.name}")
         if not pipe.documents(subject):
             pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)

@@ -6,13 +6,13 @@ import logging
 import runpy
 import uuid
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 import streamlit as st
 
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError
-from citetutor.pipeline import Pipeline
+from citetutor.pipeline import DocumentListing, Pipeline, SubjectRow
 
 
 @st.cache_resource(show_spinner="Opening your library…")
@@ -81,7 +81,7 @@ def warn_missing_models(*roles: str) -> None:
             st.warning(f"The {role} model ({model}) is not available: {message}", icon=":material/error:")
 
 
-def subject_picker(pipeline: Pipeline, key: str) -> dict | None:
+def subject_picker(pipeline: Pipeline, key: str) -> SubjectRow | None:
     """Pick a subject (shared across pages); None when there is none yet."""
     subjects = pipeline.subjects()
     if not subjects:
@@ -100,7 +100,8 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def subject_documents(pipeline: Pipeline, key: str, keep, empty_message: str) -> tuple[dict, list[dict]]:
+def subject_documents(pipeline: Pipeline, key: str, keep: Callable[[DocumentListing], bool],
+                      empty_message: str) -> tuple[SubjectRow, list[DocumentListing]]:
     """The chosen subject and its documents that pass `keep`; stops the page when there are none."""
     subject = subject_picker(pipeline, key=key)
     if subject is None:
