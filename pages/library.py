@@ -12,7 +12,7 @@ if pipeline.models.runtime == "embedded":
     st.info(
         "**Running offline** with the built-in models: "
         f"{pipeline.models.label.split(': ', 1)[-1]} Uploads, the tutor, quizzes and scan OCR all work "
-        "without a server; answers take about 20–40 s on a laptop. For larger models, install "
+        "without a server; a checked answer takes about 15–25 s on a 2-core laptop. For larger models, install "
         "[Ollama](https://ollama.com), run `ollama pull gemma3:4b qwen2.5:3b nomic-embed-text "
         "glm-ocr:q8_0`, and restart CiteTutor: it picks Ollama automatically.",
         icon=":material/offline_bolt:")

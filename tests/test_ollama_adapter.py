@@ -182,7 +182,7 @@ def test_auto_runtime_picks_ollama_when_it_has_every_model(ollama_server, tmp_pa
     ollama_server.models |= set(ModelRoles().model_dump().values())
     models = build_models(Settings(data_dir=tmp_path, ollama_host=ollama_server.url))
     assert models.runtime == "ollama"
-    assert models.label.endswith(f"Picked automatically: Ollama at {ollama_server.url} has every model")
+    assert models.label.endswith(f"Picked automatically: Ollama at {ollama_server.url} has every model.")
 
 
 def test_auto_runtime_falls_back_to_embedded_and_says_why(ollama_server, tmp_path):

@@ -34,7 +34,7 @@ def build_models(settings: Settings) -> ModelSet:
     runtime, why = pick_runtime(settings)
     models = {"embedded": _embedded, "openai": _openai}.get(runtime, _ollama)(settings)
     if settings.runtime == "auto":
-        models = replace(models, label=f"{models.label}. Picked automatically: {why}")
+        models = replace(models, label=f"{models.label}. Picked automatically: {why}.")
     return models
 
 
