@@ -72,8 +72,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     sources = number_in_order(_source_chunks(gate, doc_id, scope), MAX_SOURCE_SENTENCES)
     result = QuizResult()
     with gate.tracer.request("quiz", scope.subject_id) as trace:
-        on_stage("draft", 0)
-        candidates = _draft_candidates(gate, trace, sources, count, kinds)
+        candidates = _draft_candidates(gate, trace, sources, count, kinds, on_stage)
         for number, candidate in enumerate(candidates, start=1):
             if candidate is None:
                 result.reject(Reason.SCHEMA_INVALID)
@@ -96,8 +95,8 @@ def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     return rows[::step][:MAX_SOURCE_CHUNKS]
 
 
-def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int,
-                      kinds: str) -> list[QuizCandidate | None]:
+def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int, kinds: str,
+                      on_stage: StageCallback) -> list[QuizCandidate | None]:
     """One candidate per call, each about its own source sentence; None where one was malformed.
 
     Small models asked for a whole batch degenerate (stems like "S1", no options, cut off at
@@ -111,6 +110,7 @@ def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int,
         user = prompts.QUIZ_USER.format(evidence=evidence, label=focus.label,
                                         kind=prompts.QUIZ_KINDS[kind])
         messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM}, {"role": "user", "content": user}]
+        on_stage("draft", number + 1)
         try:
             candidates.append(traced_call(gate.drafter, trace, "quiz_draft", messages,
                                           QUIZ_SCHEMAS[kind], number + 1))

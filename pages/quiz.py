@@ -31,7 +31,7 @@ if st.button("Make questions", type="primary", disabled=end < start):
         def on_stage(stage: str, number: int) -> None:
             """Live progress per candidate."""
             label = f"Drafting question {number}" if stage == "draft" else f"Checking question {number}"
-            status.update(label=label + "…")
+            status.update(label=label + "…", expanded=True)  # (None collapses it in the browser)
             status.write(label)
 
         with shown_errors():

@@ -69,7 +69,7 @@ if question:
                 label = STAGE_PROGRESS.get(stage, stage) + (f" (attempt {attempt})" if attempt else "")
                 if stage == "draft" and attempt == 1 and pipeline.settings.parallel_blind_solve:
                     label += " while the verifier answers blind"
-                status.update(label=label + "…")
+                status.update(label=label + "…", expanded=True)  # (None collapses it in the browser)
                 status.write(f"{time.monotonic() - started:4.0f} s · {label}")
 
             with shown_errors():

@@ -8,6 +8,7 @@ Playwright (never downloads a browser). Waits are bounded; nothing asserts on ti
 from __future__ import annotations
 
 import re
+import time
 
 import pymupdf
 import pytest
@@ -128,7 +129,10 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
 def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
         tmp_path, ollama_server, sync_playwright):
     ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
-    ollama_server.enqueue_chat(ROLES.drafter, _latex_draft)
+    def slow_latex_draft(body: dict) -> str:
+        time.sleep(4)  # a window in which the learner watches the checks run
+        return _latex_draft(body)
+    ollama_server.enqueue_chat(ROLES.drafter, slow_latex_draft)
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
     ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
     with running_app(tmp_path / "data", ollama_server.url, tmp_path / "streamlit.log") as base, \
@@ -145,6 +149,9 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
             box = page.get_by_placeholder("Ask about your notes…")
             box.fill(QUESTION)
             box.press("Enter")
+            # While the gate runs, its progress is open: the pages being checked and each stage.
+            expect(page.get_by_text("Sources being checked — not an answer yet")).to_be_visible()
+            expect(page.get_by_text(re.compile(r"\d+ s · Drafting an answer"))).to_be_visible()
             answer = page.get_by_test_id("stChatMessage").filter(has_text="is directed radially inward")
             answer.wait_for()
             expect(answer.locator(".katex")).to_have_count(1)  # the answer's LaTeX is typeset

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import sqlite3
+import time
 import zipfile
 
 import pytest
@@ -83,7 +84,10 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
         subject = pipeline.create_subject("Mechanics")
         assert pipeline.upload(corpus_file(*MIT).read_bytes(), "mit-ch06.pdf", subject).status == "ready"
     settings = _library(tmp_path, ollama_server, upload)
-    ollama_server.enqueue_chat(ROLES.drafter, _quiz_item)
+    def slow_quiz_item(body: dict) -> str:
+        time.sleep(3)  # a window in which the learner watches the checks run
+        return _quiz_item(body)
+    ollama_server.enqueue_chat(ROLES.drafter, slow_quiz_item)
     ollama_server.enqueue_chat(ROLES.verifier, QuizBlindAnswer(
         answer_text="the first option", choice_index=0, sentences=[1]).model_dump_json())
     ollama_server.enqueue_chat(ROLES.verifier, KeySupportVerdict(why="stated", supported=True).model_dump_json())
@@ -97,6 +101,7 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
             slider.press("Home")  # one question
             page.get_by_text("Multiple choice").click()
             page.get_by_role("button", name="Make questions").click()
+            expect(page.get_by_text("Drafting question 1", exact=True)).to_be_visible()  # progress stays open
             page.get_by_text("1 kept · 0 dropped by the check", exact=False).wait_for()
             page.get_by_text(STEM).wait_for()
             with page.expect_download() as pending:

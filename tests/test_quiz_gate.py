@@ -136,3 +136,13 @@ def test_the_blind_solver_reads_evidence_found_again_from_the_stem_alone(pipe):
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="short")
     assert result.rejected == {"blind_unanswerable": 1} and not result.items
     assert pipe.models.verifier.history == [], "nothing matches the stem, so no solver call"
+
+
+def test_progress_names_each_question_as_it_is_drafted_then_checked(pipe):
+    pipe.models.drafter.enqueue(mcq(), short())
+    pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
+                                 SUPPORTED, QuizBlindAnswer(answer_text="radially inward", sentences=[1]),
+                                 SUPPORTED)
+    seen: list[tuple[str, int]] = []
+    pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, on_stage=lambda stage, n: seen.append((stage, n)))
+    assert seen == [("draft", 1), ("draft", 2), ("check", 1), ("check", 2)]
