@@ -265,7 +265,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 rejected.append(draft)
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
             continue
-        return _accept(draft, sentences, attempt, reasons)
+        return _accept(question, draft, sentences, attempt, reasons)
     return _refuse(reasons, gate.limits.max_attempts)
 
 
@@ -396,13 +396,27 @@ def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft:
         raise Rejected(Reason.IRRELEVANT)
 
 
-def _accept(draft: Draft, sentences: list[Sentence], attempt: int, reasons: list[str]) -> TutorAnswer:
+def _accept(question: str, draft: Draft, sentences: list[Sentence], attempt: int,
+            reasons: list[str]) -> TutorAnswer:
     """Build the displayed answer; citations are resolved to spans and pages by code."""
     by_number = {s.number: s for s in sentences}
-    cited = [by_number[n] for n in sorted({n for c in draft.claims for n in c.sentences})]
+    holding = [_holding(question, claim, by_number) for claim in draft.claims]
+    cited = [by_number[n] for n in sorted({n for numbers in holding for n in numbers})]
     return TutorAnswer("answered", draft.answer, citations(cited),
-                       [(c.text, [by_number[n].label for n in c.sentences]) for c in draft.claims],
+                       [(c.text, [by_number[n].label for n in numbers]) for c, numbers in zip(draft.claims, holding)],
                        attempt, reasons)
+
+
+def _holding(question: str, claim: Claim, by_number: dict[int, Sentence]) -> list[int]:
+    """The claim's cited sentences that hold some of what it adds to the question.
+
+    Drafters pad citations: "T = 2πr / v" once cited the formula on p. 9 and a section heading
+    on p. 3 that says none of it. A learner who opens a citation should find the claim there,
+    so a sentence holding none of the claim's words is not shown (it added nothing to the
+    coverage check either). If none holds any, all stay: the checks passed on them together.
+    """
+    new = new_words(claim.text, question)
+    return [n for n in claim.sentences if new & set(stems(by_number[n].text))] or claim.sentences
 
 
 def citations(cited: list[Sentence]) -> list[Citation]:

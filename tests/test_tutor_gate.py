@@ -369,3 +369,24 @@ def test_the_pages_shown_while_checking_are_the_pages_the_gate_reads(pipe):
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert [(c.doc_id, c.page_no) for c in before] == [(c.doc_id, c.page_no) for c in result.nearby]
     assert pipe.candidate_pages("   ", pipe.subject_id) == []
+
+
+def test_a_padded_citation_is_not_shown_to_the_learner(pipe):
+    from citetutor.evidence import stems
+    from citetutor.gate import new_words
+    seen: dict[str, int] = {}
+
+    def padded(messages):
+        number, text = sentence_with(messages, "inward")
+        claim = text[:240]
+        added = new_words(claim, QUESTION)
+        # A sentence that says none of what the claim adds, cited beside the real one.
+        seen["real"], seen["pad"] = number, next(
+            n for n, t in evidence_sentences(messages) if n != number and not added & set(stems(t)))
+        return Draft(claims=[Claim(text=claim, sentences=[number, seen["pad"]])])
+    pipe.models.drafter.enqueue(padded)
+    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered"
+    assert result.claims[0][1] == [f"S{seen['real']}"], "only the sentence that holds the claim"
+    assert len(result.citations) == 1 and "inward" in result.citations[0].text
