@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from pathlib import Path
 from typing import Callable
 
 from citetutor import catalog, chat, gate, library, quiz, scan, tracing, tutor
@@ -14,7 +15,7 @@ from citetutor.errors import CiteTutorError, NotFound
 from citetutor.gate import same_meaning
 from citetutor.ingest import IngestResult, Progress, ingest_pdf, reembed_document
 from citetutor.models.factory import ModelSet, build_models
-from citetutor.pdf import with_highlights
+from citetutor.pdf import open_pdf, render_png, with_highlights
 from citetutor.quiz import QuizItem, QuizResult
 from citetutor.retrieval import Scope
 from citetutor.states import DocStatus, ReviewState  # noqa: F401 - states the UI compares with
@@ -90,13 +91,26 @@ class Pipeline:
     def pdf_bytes(self, doc_id: str, page_no: int | None = None,
                   boxes: list[list[float]] | None = None) -> bytes:
         """The original PDF for the viewer; with `boxes`, those lines of `page_no` highlighted."""
+        data = self._original(doc_id).read_bytes()
+        return with_highlights(data, page_no, boxes) if page_no and boxes else data
+
+    def page_image(self, doc_id: str, page_no: int, dpi: int = 100) -> bytes:
+        """One page as PNG: a glance at a source while the gate is still checking."""
+        doc = self.document(doc_id)
+        pdf = open_pdf(self._original(doc_id), doc["filename"])
+        try:
+            return render_png(pdf, page_no, dpi)
+        finally:
+            pdf.close()
+
+    def _original(self, doc_id: str) -> Path:
+        """Where a document's original PDF is kept, or NotFound saying how to restore it."""
         doc = self.document(doc_id)
         path = library.original_path(self.settings.files_dir, doc["sha256"])
         if not path.is_file():
             raise NotFound(f"The PDF of '{doc['title']}' is missing from "
                            f"{self.settings.files_dir}; delete the document and upload it again.")
-        data = path.read_bytes()
-        return with_highlights(data, page_no, boxes) if page_no and boxes else data
+        return path
 
     def reembed(self, doc_id: str, progress: Progress = _quiet) -> int:
         """Replace a document's vectors with the current embedder's; returns chunks embedded."""

@@ -6,7 +6,14 @@ import streamlit as st
 
 from citetutor.pipeline import DocStatus, Mode
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
-from citetutor.ui.widgets import STAGE_PROGRESS, citation_chips, open_citation_viewer, timing_panel, total_seconds
+from citetutor.ui.widgets import (
+    STAGE_PROGRESS,
+    citation_chips,
+    open_citation_viewer,
+    source_previews,
+    timing_panel,
+    total_seconds,
+)
 
 pipeline = get_pipeline()
 st.title(":material/school: Tutor")
@@ -61,6 +68,7 @@ if question:
     with st.chat_message("user"):
         st.markdown(question)
     with st.chat_message("assistant"):
+        sources_box = st.container()  # above the progress, filled as soon as retrieval is done
         with st.status("Checking an answer before showing it…", expanded=True) as status:
             started = time.monotonic()
 
@@ -76,8 +84,8 @@ if question:
                 searched = pipeline.searched_question(question, subject["id"])
                 sources = pipeline.candidate_pages(searched, subject["id"], tuple(chosen))
                 if sources:
-                    st.caption("Sources being checked — not an answer yet: " + ", ".join(
-                        f"{c.title} p. {c.page_no}" for c in sources))
+                    with sources_box:
+                        source_previews(pipeline, sources)
                 pipeline.chat(question, subject["id"], tuple(chosen), mode, notes, on_stage)
                 status.update(label="Checked", state="complete", expanded=False)
                 st.rerun()

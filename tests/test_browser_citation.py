@@ -130,7 +130,7 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
         tmp_path, ollama_server, sync_playwright):
     ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
     def slow_latex_draft(body: dict) -> str:
-        time.sleep(4)  # a window in which the learner watches the checks run
+        time.sleep(6)  # a window in which the learner watches the checks run
         return _latex_draft(body)
     ollama_server.enqueue_chat(ROLES.drafter, slow_latex_draft)
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
@@ -152,6 +152,11 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
             # While the gate runs, its progress is open: the pages being checked and each stage.
             expect(page.get_by_text("Sources being checked — not an answer yet")).to_be_visible()
             expect(page.get_by_text(re.compile(r"\d+ s · Drafting an answer"))).to_be_visible()
+            # ... and a source page opens without stopping the check.
+            source = page.get_by_test_id("stExpander").filter(has_text=re.compile(r"circular motion p\. \d+"))
+            source.first.get_by_text(re.compile(r"p\. \d+")).click()
+            expect(source.first.get_by_role("img")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "sources.png"))
             answer = page.get_by_test_id("stChatMessage").filter(has_text="is directed radially inward")
             answer.wait_for()
             expect(answer.locator(".katex")).to_have_count(1)  # the answer's LaTeX is typeset

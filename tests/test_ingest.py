@@ -117,3 +117,18 @@ def test_latin1_and_path_like_file_names_are_stored_readably(tmp_path):
     assert pipe.store.query("SELECT filename FROM documents")[0][0] == "café notes.pdf"
     other = pipe.upload(corpus_file(*SLIDES).read_bytes(), "..\\..\\evil/../x.pdf", subject)
     assert other.title == "x"
+
+
+def test_a_source_page_is_drawn_as_an_image_or_says_how_to_restore_it(tmp_path):
+    import pymupdf
+
+    from citetutor.errors import NotFound
+    pipe = make_pipeline(tmp_path)
+    doc = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", pipe.create_subject("Mechanics"))
+    png = pipe.page_image(doc.doc_id, 2)
+    image = pymupdf.open(stream=png, filetype="png")
+    assert image.page_count == 1 and image[0].rect.height > image[0].rect.width, "a portrait page"
+    for original in pipe.settings.files_dir.glob("*.pdf"):
+        original.unlink()
+    with pytest.raises(NotFound, match="upload it again"):
+        pipe.page_image(doc.doc_id, 2)

@@ -7,6 +7,7 @@ import json
 import streamlit as st
 from streamlit_pdf_viewer import pdf_viewer
 
+from citetutor.errors import CiteTutorError
 from citetutor.pipeline import Citation, Pipeline
 from citetutor.states import Reason
 
@@ -93,6 +94,21 @@ def open_citation_viewer(pipeline: Pipeline, key: str) -> None:
         if cite.text:
             st.caption("Cited text")
             st.markdown(f"> {cite.text}")
+
+
+def source_previews(pipeline: Pipeline, sources: list[Citation]) -> None:
+    """The pages the gate is checking, each an expander with its page image.
+
+    Opening an expander happens in the browser and does not rerun the script, so a learner can
+    read a source while the answer is still being checked.
+    """
+    st.caption("Sources being checked — not an answer yet. Open one to read it while you wait:")
+    for source in sources:
+        with st.expander(f"{source.title} p. {source.page_no}", icon=":material/description:"):
+            try:
+                st.image(pipeline.page_image(source.doc_id, source.page_no))
+            except CiteTutorError as exc:
+                st.caption(f"No preview of this page: {exc}")
 
 
 def total_seconds(spans: list[dict]) -> float:
