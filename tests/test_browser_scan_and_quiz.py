@@ -85,7 +85,7 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
         assert pipeline.upload(corpus_file(*MIT).read_bytes(), "mit-ch06.pdf", subject).status == "ready"
     settings = _library(tmp_path, ollama_server, upload)
     def slow_quiz_item(body: dict) -> str:
-        time.sleep(3)  # a window in which the learner watches the checks run
+        time.sleep(5)  # a window in which the learner watches the checks run
         return _quiz_item(body)
     ollama_server.enqueue_chat(ROLES.drafter, slow_quiz_item)
     ollama_server.enqueue_chat(ROLES.verifier, QuizBlindAnswer(
