@@ -91,21 +91,20 @@ class Pipeline:
     def pdf_bytes(self, doc_id: str, page_no: int | None = None,
                   boxes: list[list[float]] | None = None) -> bytes:
         """The original PDF for the viewer; with `boxes`, those lines of `page_no` highlighted."""
-        data = self._original(doc_id).read_bytes()
+        data = self._original(self.document(doc_id)).read_bytes()
         return with_highlights(data, page_no, boxes) if page_no and boxes else data
 
     def page_image(self, doc_id: str, page_no: int, dpi: int = 100) -> bytes:
         """One page as PNG: a glance at a source while the gate is still checking."""
         doc = self.document(doc_id)
-        pdf = open_pdf(self._original(doc_id), doc["filename"])
+        pdf = open_pdf(self._original(doc), doc["filename"])
         try:
             return render_png(pdf, page_no, dpi)
         finally:
             pdf.close()
 
-    def _original(self, doc_id: str) -> Path:
+    def _original(self, doc: catalog.DocumentRow) -> Path:
         """Where a document's original PDF is kept, or NotFound saying how to restore it."""
-        doc = self.document(doc_id)
         path = library.original_path(self.settings.files_dir, doc["sha256"])
         if not path.is_file():
             raise NotFound(f"The PDF of '{doc['title']}' is missing from "

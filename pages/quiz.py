@@ -4,7 +4,7 @@ import streamlit as st
 
 from citetutor.pipeline import DocStatus
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
-from citetutor.ui.widgets import REASON_WORDS, citation_chips, open_citation_viewer, timing_panel
+from citetutor.ui.widgets import REASON_WORDS, citation_chips, open_citation_viewer, show_progress, timing_panel
 
 pipeline = get_pipeline()
 st.title(":material/quiz: Quiz")
@@ -31,8 +31,7 @@ if st.button("Make questions", type="primary", disabled=end < start):
         def on_stage(stage: str, number: int) -> None:
             """Live progress per candidate."""
             label = f"Drafting question {number}" if stage == "draft" else f"Checking question {number}"
-            status.update(label=label + "…", expanded=True)  # (None collapses it in the browser)
-            status.write(label)
+            show_progress(status, label, label)
 
         with shown_errors():
             st.session_state["quiz-result"] = (doc_id, int(start), int(end),

@@ -10,6 +10,7 @@ from citetutor.ui.widgets import (
     STAGE_PROGRESS,
     citation_chips,
     open_citation_viewer,
+    show_progress,
     source_previews,
     timing_panel,
     total_seconds,
@@ -77,8 +78,7 @@ if question:
                 label = STAGE_PROGRESS.get(stage, stage) + (f" (attempt {attempt})" if attempt else "")
                 if stage == "draft" and attempt == 1 and pipeline.settings.parallel_blind_solve:
                     label += " while the verifier answers blind"
-                status.update(label=label + "…", expanded=True)  # (None collapses it in the browser)
-                status.write(f"{time.monotonic() - started:4.0f} s · {label}")
+                show_progress(status, label, f"{time.monotonic() - started:4.0f} s · {label}")
 
             with shown_errors():
                 searched = pipeline.searched_question(question, subject["id"])

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,6 +69,14 @@ def running_app(data_dir: Path, ollama_url: str, log: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=15)
+
+
+def after_a_wait(seconds: float, reply: Callable[[dict], str]) -> Callable[[dict], str]:
+    """A scripted reply that takes `seconds`: a window in which the learner watches the checks run."""
+    def slow(body: dict) -> str:
+        time.sleep(seconds)
+        return reply(body)
+    return slow
 
 
 @contextmanager

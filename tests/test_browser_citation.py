@@ -8,7 +8,6 @@ Playwright (never downloads a browser). Waits are bounded; nothing asserts on ti
 from __future__ import annotations
 
 import re
-import time
 
 import pymupdf
 import pytest
@@ -16,7 +15,7 @@ import pytest
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import Claim, Draft
-from tests.browser import browser_page, running_app
+from tests.browser import after_a_wait, browser_page, running_app
 from tests.corpus import MIT, corpus_file
 from tests.helpers import PASS, as_json, blind_citing, sentence_with
 
@@ -129,10 +128,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
 def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
         tmp_path, ollama_server, sync_playwright):
     ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
-    def slow_latex_draft(body: dict) -> str:
-        time.sleep(6)  # a window in which the learner watches the checks run
-        return _latex_draft(body)
-    ollama_server.enqueue_chat(ROLES.drafter, slow_latex_draft)
+    ollama_server.enqueue_chat(ROLES.drafter, after_a_wait(6, _latex_draft))
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
     ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
     with running_app(tmp_path / "data", ollama_server.url, tmp_path / "streamlit.log") as base, \

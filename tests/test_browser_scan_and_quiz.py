@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import sqlite3
-import time
 import zipfile
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import KeySupportVerdict, QuizBlindAnswer, QuizCandidate
-from tests.browser import browser_page, running_app
+from tests.browser import after_a_wait, browser_page, running_app
 from tests.corpus import MIT, ONE_PAGE_SCAN, corpus_file
 from tests.helpers import evidence_sentences
 
@@ -84,10 +83,7 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
         subject = pipeline.create_subject("Mechanics")
         assert pipeline.upload(corpus_file(*MIT).read_bytes(), "mit-ch06.pdf", subject).status == "ready"
     settings = _library(tmp_path, ollama_server, upload)
-    def slow_quiz_item(body: dict) -> str:
-        time.sleep(5)  # a window in which the learner watches the checks run
-        return _quiz_item(body)
-    ollama_server.enqueue_chat(ROLES.drafter, slow_quiz_item)
+    ollama_server.enqueue_chat(ROLES.drafter, after_a_wait(5, _quiz_item))
     ollama_server.enqueue_chat(ROLES.verifier, QuizBlindAnswer(
         answer_text="the first option", choice_index=0, sentences=[1]).model_dump_json())
     ollama_server.enqueue_chat(ROLES.verifier, KeySupportVerdict(why="stated", supported=True).model_dump_json())

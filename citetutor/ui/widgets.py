@@ -96,6 +96,16 @@ def open_citation_viewer(pipeline: Pipeline, key: str) -> None:
             st.markdown(f"> {cite.text}")
 
 
+def show_progress(status, label: str, line: str) -> None:
+    """Name the running stage on a live st.status box and add `line` to what it lists.
+
+    `expanded=True` every time: Streamlit 1.67's update() without it clears the field, and the
+    browser then collapses the box, hiding the pages being checked and every stage line.
+    """
+    status.update(label=label + "…", expanded=True)
+    status.write(line)
+
+
 def source_previews(pipeline: Pipeline, sources: list[Citation]) -> None:
     """The pages the gate is checking, each an expander with its page image.
 
