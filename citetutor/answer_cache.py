@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -12,6 +13,9 @@ from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.store import Store
+
+# The modules whose code decides which answer passes: a change to any of them re-checks old answers.
+ANSWER_RULES = ("checks", "chunking", "evidence", "gate", "meaning", "retrieval", "schemas", "tutor")
 
 
 def cache_key(question: str, mode: str, notes: str, evidence: list[str],
@@ -25,9 +29,14 @@ def cache_key(question: str, mode: str, notes: str, evidence: list[str],
 
 @functools.cache
 def gate_fingerprint() -> str:
-    """A hash of the code that decides what passes, so a fixed gate re-checks old answers."""
-    from citetutor import evidence, gate, schemas, tutor
-    sources = b"".join(Path(str(m.__file__)).read_bytes() for m in (evidence, gate, schemas, tutor))
+    """A hash of the code that decides what passes, so a fixed gate re-checks old answers.
+
+    Retrieval and chunking are in it: their stopwords and tokenizer decide which sentences
+    the checks see, so a change there must not leave stale answers cached.
+    """
+    # Found by name, not imported: the tutor imports this module, and the cache must not import it back.
+    sources = b"".join(Path(str(importlib.util.find_spec(f"citetutor.{name}").origin)).read_bytes()
+                       for name in ANSWER_RULES)
     return hashlib.sha256(sources).hexdigest()
 
 

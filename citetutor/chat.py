@@ -6,9 +6,10 @@ import json
 import re
 from dataclasses import asdict, dataclass
 
+from citetutor.checks import QUESTION_FRAME
 from citetutor.evidence import stems
 from citetutor.store import Store
-from citetutor.tutor import QUESTION_FRAME, TutorAnswer, answer_from_fields
+from citetutor.tutor import TutorAnswer, answer_from_fields
 
 # Words that point back at the previous turn ("why is that?", "is it constant?").
 POINTING_BACK = re.compile(r"\b(it|its|that|this|these|those|they|them|their|there)\b", re.IGNORECASE)

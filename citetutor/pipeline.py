@@ -10,9 +10,9 @@ from typing import Callable
 from citetutor import catalog, chat, gate, library, quiz, scan, tracing, tutor
 from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F401 - row types, for the UI
 from citetutor.chat import Turn
+from citetutor.checks import same_meaning
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, NotFound
-from citetutor.gate import same_meaning
 from citetutor.ingest import IngestResult, Progress, ingest_pdf, reembed_document
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import open_pdf, render_png, with_highlights

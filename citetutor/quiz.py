@@ -7,21 +7,10 @@ import uuid
 from dataclasses import dataclass, field
 
 from citetutor import catalog, prompts
+from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order
-from citetutor.gate import (
-    Gate,
-    Rejected,
-    StageCallback,
-    check_known,
-    covers,
-    ignore_stage,
-    new_words,
-    same_meaning,
-    trace_rejection,
-    traced_call,
-    verify_messages,
-)
+from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.retrieval import Hit, Scope
 from citetutor.schemas import QUIZ_SCHEMAS, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
 from citetutor.states import Reason

@@ -3,50 +3,23 @@
 from __future__ import annotations
 
 import json
-import re
 import time
-import unicodedata
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Literal
 
 from citetutor import answer_cache, prompts
+from citetutor.checks import Rejected, agrees_with_blind, guard, new_words
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
-from citetutor.evidence import NUMBER_WORDS, Sentence, evidence_block, number_evidence, sentence_boxes, stems
-from citetutor.gate import (
-    Gate,
-    Rejected,
-    StageCallback,
-    check_known,
-    covers,
-    ignore_stage,
-    new_words,
-    same_meaning,
-    stems_of,
-    trace_rejection,
-    traced_call,
-    unfounded,
-    verify_messages,
-)
+from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
+from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
 from citetutor.states import Reason
 
 Mode = Literal["explain", "hint"]
-VALUE_REQUEST = re.compile(
-    r"\b(value of|how (much|many|fast|far|long|big|large|high|heavy)|calculate|compute|"
-    r"magnitude of|numerical(ly)?|(what|which) year)\b", re.IGNORECASE)
-# Digits, or the number words notes use for small counts and factors ("twice the capacity").
-NUMBER = re.compile(
-    r"\d+(?:[.,]\d+)*|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
-    r"hundred|thousand|million|twice|half|double|triple)\b", re.IGNORECASE)
-# Words that frame a question but say nothing about its topic.
-QUESTION_FRAME = frozenset(stems(
-    "explain describe define definition meaning mean means give hint tell about please why "
-    "does happen happens show find called name example examples can could would should might "
-    "will must out into still always ever really actually"))
 
 
 @dataclass(frozen=True)
@@ -75,6 +48,7 @@ class TutorAnswer:
     nearby: list[Citation] = field(default_factory=list)  # closest pages retrieved (no quote, no boxes)
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
+    form: Literal["checked", "quote"] = "checked"  # model wording that passed, or the notes' own words
 
 
 def answer(gate: Gate, question: str, scope: Scope, mode: Mode = "explain",
@@ -255,7 +229,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if not solved.sentences:
                 reasons.append(Reason.BLIND_UNANSWERABLE)
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
-            _agrees_with_blind(gate.embedder, question, draft, solved, sentences,
+            agrees_with_blind(gate.embedder, question, draft, solved, sentences,
                                gate.limits.min_claim_overlap)
             _support(gate, trace, question, sentences, draft, attempt, on_stage)
         except Rejected as rejection:
@@ -287,64 +261,6 @@ def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
     return traced_call(gate.drafter, trace, "draft", messages, Draft, attempt)
 
 
-def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
-          mode: Mode) -> None:
-    """Code checks no model can talk its way past: IDs, coverage, numbers, topic, value."""
-    check_known([n for c in draft.claims for n in c.sentences], sentences)
-    by_number = {s.number: s for s in sentences}
-    for number, claim in enumerate(draft.claims, start=1):
-        _guard_coverage(number, claim, question, sentences, min_overlap)
-        _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
-    cited_all = " ".join(by_number[n].text for c in draft.claims for n in c.sentences)
-    _guard_topic(question, cited_all)
-    if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
-        if not _numbers(draft.answer) & _numbers(cited_all):
-            raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
-
-
-def _guard_coverage(number: int, claim: Claim, question: str, sentences: list[Sentence],
-                    min_overlap: float) -> None:
-    """A claim's cited sentences must hold what it adds to the question.
-
-    Restating the question is free; every new content word has to come from the cited
-    sentences (most of them, by `min_overlap`), and a claim that only restates the question
-    must itself be in them. The rejection names the words that came from nowhere and the
-    sentence that holds most of them: small models fix a named word, or pick a number again,
-    far better than they re-read the whole evidence. Code never re-cites a claim itself: a
-    claim written from the model's own knowledge often shares words with some sentence.
-    """
-    new = new_words(claim.text, question)
-    if covers(new, claim.sentences, sentences, min_overlap):
-        return
-    cited = stems_of(claim.sentences, sentences)
-    best = max(sentences, key=lambda s: (len(new & set(stems(s.text))), -s.number))
-    hint = (f' {best.label} says: "{best.text[:200]}"'
-            if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
-    cites = ", ".join(f"S{n}" for n in claim.sentences)
-    raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} says {', '.join(unfounded(claim.text, new, cited)[:6])}, "
-                                      f"which {cites} do not say.{hint}")
-
-
-def _guard_numbers(number: int, claim: str, cited: str) -> None:
-    """Every number a claim states must appear in its cited sentences."""
-    missing = _numbers(claim) - _numbers(cited)
-    if missing:
-        raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE, f"Claim {number} states {', '.join(sorted(missing))}.")
-
-
-def _numbers(text: str) -> set[str]:
-    """The numbers a text states, number words as digits ("two" and "2" are one number)."""
-    text = unicodedata.normalize("NFKC", text)  # "t³" states the 3 of "t^3"
-    return {NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)}
-
-
-def _guard_topic(question: str, cited: str) -> None:
-    """The cited sentences must mention at least half of what the question is about."""
-    topic = set(stems(question)) - QUESTION_FRAME
-    if topic and 2 * len(topic & set(stems(cited))) < len(topic):
-        raise Rejected(Reason.OFF_QUESTION)
-
-
 def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:
     """The verifier answers from the evidence alone: no draft, no learner notes."""
     task = prompts.BLIND_TASK.format(question=question)
@@ -355,24 +271,6 @@ def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) ->
         return BlindSolve(answer="", sentences=[])
     known = {s.number for s in sentences}
     return solved.model_copy(update={"sentences": [n for n in solved.sentences if n in known]})
-
-
-def _agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve,
-                       sentences: list[Sentence], min_overlap: float) -> None:
-    """The draft must say what the blind solver found: a claim grounded in a sentence the
-    solver also chose, or an answer that holds what the solver's answer adds.
-
-    Citing a shared sentence is not enough on its own: the 0.5B solver often lists the first
-    sentences, and a drafter pointed at a word ("radius") once cited them beside a wrong
-    claim ("the velocity points along the radius" against "tangent to the circle").
-    """
-    chosen = set(solved.sentences)
-    for claim in draft.claims:
-        shared = [n for n in claim.sentences if n in chosen]
-        if shared and covers(new_words(claim.text, question), shared, sentences, min_overlap):
-            return
-    if not same_meaning(embedder, solved.answer, draft.answer, question):
-        raise Rejected(Reason.BLIND_DISAGREES)
 
 
 def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,

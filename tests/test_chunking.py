@@ -58,5 +58,5 @@ def test_exponents_keep_their_place_as_superscripts():
 
 
 def test_a_claim_may_write_an_exponent_either_way():
-    from citetutor.tutor import _numbers
+    from citetutor.checks import numbers_in as _numbers
     assert _numbers("θ(t) = At^3 − Bt") == _numbers("θ(t) = At³ − Bt") == {"3"}

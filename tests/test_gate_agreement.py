@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from citetutor.gate import same_meaning
+from citetutor.checks import same_meaning
 from tests.fakes import HashEmbedder
 
 QUESTION = "In which direction does the velocity point for an object moving in a circle?"
@@ -32,8 +32,7 @@ def test_the_topic_check_ignores_how_a_question_is_phrased():
     # A real hint question from the slides eval: "could" and "out" are not what it is about.
     import pytest
 
-    from citetutor.gate import Rejected
-    from citetutor.tutor import _guard_topic
+    from citetutor.checks import Rejected, _guard_topic
     question = "How could I build a dynamic array out of a static array?"
     _guard_topic(question, "1) Create a static array with an initial capacity. 3) If adding another "
                            "element will exceed the capacity, then create a new static array with "
@@ -63,9 +62,9 @@ VELOCITY = _numbered(
 def test_a_shared_citation_does_not_agree_when_the_claim_says_something_else():
     import pytest
 
-    from citetutor.gate import Rejected
+    from citetutor.checks import Rejected
+    from citetutor.checks import agrees_with_blind as _agrees_with_blind
     from citetutor.schemas import BlindSolve, Claim, Draft
-    from citetutor.tutor import _agrees_with_blind
     blind = BlindSolve(answer="tangent to the circle", sentences=[1, 2, 3])
     wrong = Draft(claims=[Claim(text="The velocity points in the direction of the radius of the circle.",
                                 sentences=[1, 3, 5])])
@@ -80,7 +79,7 @@ def test_a_shared_citation_does_not_agree_when_the_claim_says_something_else():
 
 
 def test_yes_answers_a_yes_no_question_but_not_needs_its_sentence():
-    from citetutor.gate import covers, new_words
+    from citetutor.checks import covers, new_words
     evidence = _numbered("Array indexing is zero-based, meaning the first element is found in position zero.")
     question = "Is array indexing zero-based?"
     assert covers(new_words("Yes, array indexing is zero-based.", question), [1], evidence, 0.6)

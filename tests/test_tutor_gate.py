@@ -372,8 +372,8 @@ def test_the_pages_shown_while_checking_are_the_pages_the_gate_reads(pipe):
 
 
 def test_a_padded_citation_is_not_shown_to_the_learner(pipe):
+    from citetutor.checks import new_words
     from citetutor.evidence import stems
-    from citetutor.gate import new_words
     seen: dict[str, int] = {}
 
     def padded(messages):

@@ -1,0 +1,162 @@
+"""Every check of a draft that code can make: cited IDs, coverage, numbers, topic, value, and
+agreement with the blind solve. The text rules they share live here too, so one module decides."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from citetutor.evidence import NUMBER_WORDS, Sentence, stems
+from citetutor.models.base import Embedder
+from citetutor.schemas import BlindSolve, Claim, Draft
+from citetutor.states import Reason
+
+VALUE_REQUEST = re.compile(
+    r"\b(value of|how (much|many|fast|far|long|big|large|high|heavy)|calculate|compute|"
+    r"magnitude of|numerical(ly)?|(what|which) year)\b", re.IGNORECASE)
+# Digits, or the number words notes use for small counts and factors ("twice the capacity").
+NUMBER = re.compile(
+    r"\d+(?:[.,]\d+)*|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
+    r"hundred|thousand|million|twice|half|double|triple)\b", re.IGNORECASE)
+# Words that frame a question but say nothing about its topic.
+QUESTION_FRAME = frozenset(stems(
+    "explain describe define definition meaning mean means give hint tell about please why "
+    "does happen happens show find called name example examples can could would should might "
+    "will must out into still always ever really actually"))
+
+# Words that frame a claim ("you can use the formula ...") without stating a fact. "Yes"
+# answers a yes/no question and is free, like "no" (too short to count as a word at all);
+# "not" still counts, so a negated claim needs a negated sentence.
+CLAIM_FRAME = frozenset(stems(
+    "can use using used find found formula equation given called known defined means also "
+    "which where there this these that then thus therefore yes"))
+
+
+class Rejected(Exception):
+    """A draft failed a check; `code` is a tracing reason code, `detail` goes to the drafter."""
+
+    def __init__(self, code: str, detail: str = ""):
+        super().__init__(code)
+        self.code, self.detail = code, detail
+
+
+def check_known(numbers: list[int], sentences: list[Sentence]) -> None:
+    """Every cited number must be one the model was given."""
+    unknown = sorted(set(numbers) - {s.number for s in sentences})
+    if unknown:
+        raise Rejected(Reason.UNKNOWN_SENTENCE, f"Unknown: {', '.join(f'S{n}' for n in unknown)}.")
+
+
+def new_words(text: str, question: str) -> set[str]:
+    """What a text adds to the question (content-word stems); all of it if it only restates it."""
+    words = set(stems(text)) - CLAIM_FRAME
+    return (words - set(stems(question))) or words
+
+
+def stems_of(numbers: list[int], sentences: list[Sentence]) -> set[str]:
+    """Stems of the numbered sentences."""
+    return set(stems(" ".join(s.text for s in sentences if s.number in numbers)))
+
+
+def covers(new: set[str], numbers: list[int], sentences: list[Sentence], min_overlap: float) -> bool:
+    """Whether the numbered sentences hold at least `min_overlap` of the words in `new`."""
+    return not new or len(new & stems_of(numbers, sentences)) / len(new) >= min_overlap
+
+
+def unfounded(text: str, new: set[str], cited: set[str]) -> list[str]:
+    """The words of `text`, as written, whose stems are new and not in the cited sentences."""
+    words = dict.fromkeys(re.findall(r"\w+", text))
+    return [w for w in words if stems(w) and stems(w)[0] in new - cited]
+
+
+# Two answers agree when they are near-paraphrases (all-MiniLM-L6-v2 cosine). Lower
+# values do not separate: two answers that both restate the question score about 0.68
+# whether they agree ("tangent to the circle") or not ("+k-direction").
+MIN_SAME_MEANING = 0.8
+
+
+def same_meaning(embedder: Embedder, reference: str, other: str, question: str = "") -> bool:
+    """... or when `other` holds at least half of what `reference` adds to the question."""
+    added = new_words(reference, question)
+    if added and 2 * len(added & set(stems(other))) >= len(added):
+        return True
+    if not reference.strip() or not other.strip():
+        return False
+    vectors = embedder.embed([reference, other])
+    return float(vectors[0] @ vectors[1]) >= MIN_SAME_MEANING
+
+
+def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
+          mode: str) -> None:
+    """Code checks no model can talk its way past: IDs, coverage, numbers, topic, value."""
+    check_known([n for c in draft.claims for n in c.sentences], sentences)
+    by_number = {s.number: s for s in sentences}
+    for number, claim in enumerate(draft.claims, start=1):
+        _guard_coverage(number, claim, question, sentences, min_overlap)
+        _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
+    cited_all = " ".join(by_number[n].text for c in draft.claims for n in c.sentences)
+    _guard_topic(question, cited_all)
+    if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
+        if not numbers_in(draft.answer) & numbers_in(cited_all):
+            raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
+
+
+def _guard_coverage(number: int, claim: Claim, question: str, sentences: list[Sentence],
+                    min_overlap: float) -> None:
+    """A claim's cited sentences must hold what it adds to the question.
+
+    Restating the question is free; every new content word has to come from the cited
+    sentences (most of them, by `min_overlap`), and a claim that only restates the question
+    must itself be in them. The rejection names the words that came from nowhere and the
+    sentence that holds most of them: small models fix a named word, or pick a number again,
+    far better than they re-read the whole evidence. Code never re-cites a claim itself: a
+    claim written from the model's own knowledge often shares words with some sentence.
+    """
+    new = new_words(claim.text, question)
+    if covers(new, claim.sentences, sentences, min_overlap):
+        return
+    cited = stems_of(claim.sentences, sentences)
+    best = max(sentences, key=lambda s: (len(new & set(stems(s.text))), -s.number))
+    hint = (f' {best.label} says: "{best.text[:200]}"'
+            if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
+    cites = ", ".join(f"S{n}" for n in claim.sentences)
+    raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} says {', '.join(unfounded(claim.text, new, cited)[:6])}, "
+                                      f"which {cites} do not say.{hint}")
+
+
+def _guard_numbers(number: int, claim: str, cited: str) -> None:
+    """Every number a claim states must appear in its cited sentences."""
+    missing = numbers_in(claim) - numbers_in(cited)
+    if missing:
+        raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE, f"Claim {number} states {', '.join(sorted(missing))}.")
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers a text states, number words as digits ("two" and "2" are one number)."""
+    text = unicodedata.normalize("NFKC", text)  # "t³" states the 3 of "t^3"
+    return {NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)}
+
+
+def _guard_topic(question: str, cited: str) -> None:
+    """The cited sentences must mention at least half of what the question is about."""
+    topic = set(stems(question)) - QUESTION_FRAME
+    if topic and 2 * len(topic & set(stems(cited))) < len(topic):
+        raise Rejected(Reason.OFF_QUESTION)
+
+
+def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve,
+                       sentences: list[Sentence], min_overlap: float) -> None:
+    """The draft must say what the blind solver found: a claim grounded in a sentence the
+    solver also chose, or an answer that holds what the solver's answer adds.
+
+    Citing a shared sentence is not enough on its own: the 0.5B solver often lists the first
+    sentences, and a drafter pointed at a word ("radius") once cited them beside a wrong
+    claim ("the velocity points along the radius" against "tangent to the circle").
+    """
+    chosen = set(solved.sentences)
+    for claim in draft.claims:
+        shared = [n for n in claim.sentences if n in chosen]
+        if shared and covers(new_words(claim.text, question), shared, sentences, min_overlap):
+            return
+    if not same_meaning(embedder, solved.answer, draft.answer, question):
+        raise Rejected(Reason.BLIND_DISAGREES)
