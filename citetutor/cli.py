@@ -51,10 +51,14 @@ def cmd_quiz(pipe: Pipeline, args) -> None:
 
 def cmd_eval(pipe: Pipeline, args) -> None:
     """Run question sets through the gate on a fresh library; print per-question lines and a table."""
-    from citetutor import evaluation
+    from citetutor.devtools import evaluation
     reports = []
     for path in args.sets:
         qset = evaluation.load_set(Path(path), args.pdf)
+        if qset.untouched and not args.untouched:
+            print(f"## {qset.name}: held out (untouched); skipped. Pass --untouched only for a "
+                  "first or a final run, never while tuning.", flush=True)
+            continue
         print(f"## {qset.name} ({qset.pdf.name}, {len(qset.cases)} questions, {pipe.models.label})",
               flush=True)
         report = evaluation.run_set(pipe, qset, args.draft_only,
@@ -106,6 +110,8 @@ def parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--pdf", help="the PDF to use instead of the one the set names")
     evaluate.add_argument("--draft-only", action="store_true",
                           help="also time one unchecked draft per supported question, side by side")
+    evaluate.add_argument("--untouched", action="store_true",
+                          help="also run the held-out sets (once first, once last; never to tune)")
     sub.add_parser("health", help="check the models")
     bench = sub.add_parser("bench", help="time retrieval on 1k/10k/100k-chunk libraries built from PDFs")
     bench.add_argument("pdfs", nargs="+", help="course PDFs whose chunks seed the libraries")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, create_model
 
 from citetutor import prompts
 from citetutor.config import Settings
-from citetutor.evaluation import SUPPORTED, load_set
+from citetutor.devtools.evaluation import SUPPORTED, load_set
 from citetutor.evidence import evidence_block, number_evidence
 from citetutor.gate import verify_messages
 from citetutor.pipeline import Pipeline

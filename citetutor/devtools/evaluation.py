@@ -1,8 +1,10 @@
-"""Eval as a product feature: run a question set through the real gate and count what a student gets."""
+"""The eval: run question sets through the real gate and grade what a student is shown by content."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -12,31 +14,47 @@ from typing import Callable
 from citetutor.errors import InputError
 
 SUPPORTED, UNRELATED, NEAR_MISS = "supported", "unrelated", "near-miss"
+CORRECT, WRONG, INCOMPLETE, FALSE_REFUSAL = "correct", "WRONG SHOWN", "incomplete", "false refusal"
 
 
 @dataclass(frozen=True)
 class Case:
-    """One question: supported (with the pages that answer it) or one that must be refused."""
+    """One question: supported (with its pages and answer key) or one that must be refused.
+
+    The key grades content, not pages: every `must` pattern has to match what the student is
+    shown (the facts a right answer states), and no `must_not` pattern may (the statements that
+    make it wrong: a flipped sign, the other law). Patterns are case-insensitive regexes.
+    """
 
     question: str
     pages: tuple[int, ...] = ()
     refuse: str = ""  # "unrelated" | "near-miss" | "" for a supported question
     mode: str = "explain"
+    must: tuple[str, ...] = ()
+    must_not: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
         """supported, unrelated or near-miss."""
         return self.refuse or SUPPORTED
 
+    def grade(self, shown: str, pages: list[int]) -> str:
+        """correct, WRONG SHOWN (a wrong statement or only wrong pages) or incomplete (key facts missing)."""
+        text = " ".join(shown.lower().split())
+        if any(re.search(p, text) for p in self.must_not) or not set(pages) & set(self.pages):
+            return WRONG
+        return CORRECT if all(re.search(p, text) for p in self.must) else INCOMPLETE
+
 
 @dataclass(frozen=True)
 class QuestionSet:
-    """A PDF and the questions asked of it."""
+    """A PDF and the questions asked of it; `untouched` sets are held out from tuning."""
 
     name: str
     pdf: Path
     subject: str
     cases: tuple[Case, ...]
+    untouched: bool = False
 
 
 @dataclass
@@ -51,15 +69,16 @@ class Outcome:
     answer: str
     relevance: float = 0.0
     stages: str = ""
+    form: str = ""  # how an answer was shown: "checked" (model wording) or "quote" (the notes' words)
 
     @property
     def verdict(self) -> str:
-        """correct, false refusal, wrong-but-accepted, refused or let through."""
+        """correct, WRONG SHOWN, incomplete, false refusal; refused or LET THROUGH for the rest."""
         if self.case.kind != SUPPORTED:
             return "refused" if self.status == "refused" else "LET THROUGH"
         if self.status == "refused":
-            return "false refusal"
-        return "correct" if set(self.pages) & set(self.case.pages) else "WRONG-BUT-ACCEPTED"
+            return FALSE_REFUSAL
+        return self.case.grade(self.answer, self.pages)
 
 
 @dataclass
@@ -83,19 +102,41 @@ class Report:
         times = [o.seconds for o in self.outcomes if o.case.kind == kind]
         return statistics.median(times) if times else 0.0
 
+    def quotes(self) -> int:
+        """Supported answers shown as the notes' own words."""
+        return sum(o.case.kind == SUPPORTED and o.form == "quote" for o in self.outcomes)
+
+
+def _case(raw: dict) -> Case:
+    return Case(raw["question"], tuple(raw.get("pages", ())), raw.get("refuse", ""),
+                raw.get("mode", "explain"), tuple(raw.get("must", ())), tuple(raw.get("must_not", ())))
+
 
 def load_set(path: Path, pdf: Path | None = None) -> QuestionSet:
     """Read a question set; its `pdf` is relative to the set's own file unless `pdf` is given."""
     try:
         raw = json.loads(Path(path).read_text())
-        cases = tuple(Case(c["question"], tuple(c.get("pages", ())), c.get("refuse", ""),
-                           c.get("mode", "explain")) for c in raw["cases"])
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        cases = tuple(_case(c) for c in raw["cases"])
+        for case in cases:  # a broken pattern would otherwise surface mid-run, an hour in
+            for pattern in case.must + case.must_not:
+                re.compile(pattern)
+    except (OSError, ValueError, KeyError, TypeError, re.error) as exc:
         raise InputError(f"Cannot read the question set {path} ({exc}); see evals/ for the format.") from exc
     pdf = Path(pdf) if pdf else (Path(path).parent / raw["pdf"]).resolve()
+    _check_pdf(pdf, raw.get("source"))
+    return QuestionSet(Path(path).stem, pdf, raw.get("subject", Path(path).stem), cases,
+                       bool(raw.get("untouched")))
+
+
+def _check_pdf(pdf: Path, source: dict | None) -> None:
+    """The set's PDF must be there, and be the very file its questions were written from."""
+    where = (f" It is {source['path']} of the public repository {source['repo']} at commit "
+             f"{source['commit']} ({source.get('licence', 'licence not stated')}); save it there."
+             if source else "")
     if not pdf.is_file():
-        raise InputError(f"No PDF at {pdf}: fix the set's \"pdf\" path or pass --pdf PATH.")
-    return QuestionSet(Path(path).stem, pdf, raw.get("subject", Path(path).stem), cases)
+        raise InputError(f"No PDF at {pdf}: fix the set's \"pdf\" path or pass --pdf PATH.{where}")
+    if source and hashlib.sha256(pdf.read_bytes()).hexdigest() != source["sha256"]:
+        raise InputError(f"{pdf} is not the file this set was written from (SHA-256 differs).{where}")
 
 
 def run_set(pipe, qset: QuestionSet, draft_only: bool = False,
@@ -109,7 +150,7 @@ def run_set(pipe, qset: QuestionSet, draft_only: bool = False,
         result = pipe.ask(case.question, subject, mode=case.mode)
         outcome = Outcome(case, result.status, sorted({c.page_no for c in result.citations}),
                           time.perf_counter() - started, result.reasons, result.text,
-                          result.relevance, stage_summary(result.spans))
+                          result.relevance, stage_summary(result.spans), result.form)
         report.outcomes.append(outcome)
         on_case(outcome)
     # A second pass, not interleaved: right after its gated run a question's prompt would sit
@@ -126,22 +167,23 @@ def stage_summary(spans: list[dict]) -> str:
     """Seconds per model stage of one request, e.g. 'draft 21.0+4.1 blind_solve 11.9'."""
     by_stage: dict[str, list[float]] = {}
     for span in spans:
-        if span["name"] in ("draft", "blind_solve", "support_check"):
+        if span["name"] in ("draft", "blind_solve", "support_check", "meaning_check"):
             by_stage.setdefault(span["name"], []).append(span["duration_ms"] / 1000)
     return " ".join(f"{name} " + "+".join(f"{t:.1f}" for t in times) for name, times in by_stage.items())
 
 
 def table(reports: list[Report]) -> str:
-    """The eval table, one row per question set."""
-    head = ("| set | supported correct | false refusals | wrong-but-accepted | unrelated refused "
-            "| near-miss refused | median latency (supported) | gated / draft-only |")
-    rows = [head, "|" + "---|" * 8]
+    """The eval table, one row per question set, graded by content."""
+    head = ("| set | content-correct | wrong shown | incomplete | false refusals | of them quotes "
+            "| unrelated refused | near-miss refused | median latency (supported) | gated / draft-only |")
+    rows = [head, "|" + "---|" * 10]
     for r in reports:
         ratio = (f"{r.median_seconds() / statistics.median(r.draft_only_seconds):.2f}×"
                  if r.draft_only_seconds else "not measured")
         rows.append(
-            f"| {r.name} | {r.count(SUPPORTED, 'correct')}/{r.total(SUPPORTED)} "
-            f"| {r.count(SUPPORTED, 'false refusal')} | {r.count(SUPPORTED, 'WRONG-BUT-ACCEPTED')} "
+            f"| {r.name} | {r.count(SUPPORTED, CORRECT)}/{r.total(SUPPORTED)} "
+            f"| {r.count(SUPPORTED, WRONG)} | {r.count(SUPPORTED, INCOMPLETE)} "
+            f"| {r.count(SUPPORTED, FALSE_REFUSAL)} | {r.quotes()} "
             f"| {r.count(UNRELATED, 'refused')}/{r.total(UNRELATED)} "
             f"| {r.count(NEAR_MISS, 'refused')}/{r.total(NEAR_MISS)} "
             f"| {r.median_seconds():.1f} s | {ratio} |")
@@ -149,9 +191,11 @@ def table(reports: list[Report]) -> str:
 
 
 def case_line(outcome: Outcome) -> str:
-    """One line per question, for watching an eval run."""
+    """One line per question, and every shown answer in full, for reading an eval run."""
     pages = ",".join(map(str, outcome.pages)) or "-"
     why = f" ({', '.join(outcome.reasons)})" if outcome.reasons else ""
-    line = (f"{outcome.seconds:6.1f} s  {outcome.verdict:18} p.{pages:8} cos {outcome.relevance:.2f}  "
+    line = (f"{outcome.seconds:6.1f} s  {outcome.verdict:14} p.{pages:8} cos {outcome.relevance:.2f}  "
             f"{outcome.case.question[:70]}{why}  [{outcome.stages}]")
-    return line + (f"\n           answer: {outcome.answer}" if outcome.status == "answered" else "")
+    if outcome.status == "answered":
+        line += f"\n           shown{' as quote' if outcome.form == 'quote' else ''}: {outcome.answer}"
+    return line

@@ -1,0 +1,1 @@
+"""Developer tools: eval, flip test, benchmarks. Measured, never imported by the product."""

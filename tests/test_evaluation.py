@@ -1,0 +1,81 @@
+"""The eval grades what a student is shown by content: key facts present, wrong statements absent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citetutor.devtools.evaluation import (
+    CORRECT,
+    INCOMPLETE,
+    WRONG,
+    Case,
+    Outcome,
+    Report,
+    load_set,
+    table,
+)
+from citetutor.errors import InputError
+
+EVALS = Path(__file__).resolve().parent.parent / "evals"
+SIGN = Case("Why is the entropy change positive when you melt something?", (2,),
+            must=("heat|enthalp", "positive|increase"), must_not=("negative",))
+
+
+def test_a_flipped_sign_on_the_right_page_is_graded_wrong_not_correct():
+    assert SIGN.grade("Melting needs heat, so the entropy of transition is negative.", [2]) == WRONG
+
+
+def test_a_paraphrase_that_states_the_key_facts_is_correct():
+    assert SIGN.grade("Melting takes in heat (a positive enthalpy), so entropy goes up.", [2]) == CORRECT
+
+
+def test_an_answer_missing_a_key_fact_is_incomplete_and_one_citing_only_other_pages_is_wrong():
+    assert SIGN.grade("Melting requires heat.", [2]) == INCOMPLETE
+    assert SIGN.grade("Melting needs heat, so its entropy change is positive.", [4]) == WRONG
+
+
+def test_negative_lookbehind_keys_tell_a_negation_from_its_flip():
+    case = Case("If I work out every day, will my kids end up stronger?", (7,),
+                must=(r"\bno\b|\bnot\b|n't", "acclimat|children"),
+                must_not=(r"(?<!not )(?<!n't )make your children stronger",))
+    assert case.grade("No: exercise will not make your children stronger (acclimation).", [7]) == CORRECT
+    assert case.grade("Exercise will make your children stronger, not weaker.", [7]) == WRONG
+
+
+def test_the_table_counts_content_verdicts_and_quotes():
+    report = Report("s", [Outcome(SIGN, "answered", [2], 10.0, [], "Heat in, entropy positive."),
+                          Outcome(SIGN, "answered", [2], 12.0, [], "It is negative.", form="quote"),
+                          Outcome(SIGN, "refused", [], 30.0, ["uncovered_claim"], ""),
+                          Outcome(Case("Poem?", refuse="unrelated"), "refused", [], 0.1, [], "")],
+                    draft_only_seconds=[6.0])
+    row = table([report]).splitlines()[-1]
+    assert row.startswith("| s | 1/3 | 1 | 0 | 1 | 1 | 1/1 | 0/0 | 12.0 s | 2.00× |")
+
+
+def test_every_shipped_set_has_a_key_for_every_supported_question():
+    for path in EVALS.glob("*.json"):
+        raw = json.loads(path.read_text())
+        supported = [c for c in raw["cases"] if not c.get("refuse")]
+        assert supported and all(c.get("must") for c in supported), path.name
+        assert sum(c.get("mode") == "hint" for c in supported) >= 2, path.name
+
+
+def test_a_missing_or_different_pdf_says_where_to_get_the_right_one(tmp_path):
+    raw = json.loads((EVALS / "uo-ec201-16-monopoly-slides.json").read_text())
+    (tmp_path / "set.json").write_text(json.dumps(raw))
+    with pytest.raises(InputError, match="kyleraze/EC201_Microeconomics"):
+        load_set(tmp_path / "set.json")
+    (tmp_path / "pdfs").mkdir()
+    (tmp_path / raw["pdf"]).write_bytes(b"%PDF-1.4 another file")
+    with pytest.raises(InputError, match="SHA-256 differs"):
+        load_set(tmp_path / "set.json")
+
+
+def test_a_broken_key_pattern_is_refused_when_the_set_is_read(tmp_path):
+    raw = {"pdf": "x.pdf", "cases": [{"question": "q", "pages": [1], "must": ["(unclosed"]}]}
+    (tmp_path / "set.json").write_text(json.dumps(raw))
+    with pytest.raises(InputError, match="Cannot read the question set"):
+        load_set(tmp_path / "set.json")
