@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from citetutor.evidence import NUMBER_WORDS, Sentence, stems
+from citetutor.foils import polarity_conflict
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Claim, Draft
 from citetutor.states import Reason
@@ -87,41 +88,48 @@ def same_meaning(embedder: Embedder, reference: str, other: str, question: str =
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
-          mode: str) -> None:
-    """Code checks no model can talk its way past: IDs, coverage, numbers, topic, value."""
+          min_topic: float, mode: str) -> list[int]:
+    """Code checks no model can talk its way past: IDs, numbers, topic, value.
+
+    Returns the claims (numbered from 1) whose new words the cited sentences do not hold. A
+    student's paraphrase is no reason to refuse, so those claims go to the meaning judge
+    instead of being rejected here; a claim whose words are all there may still flip them.
+    """
     check_known([n for c in draft.claims for n in c.sentences], sentences)
     by_number = {s.number: s for s in sentences}
+    uncovered = []
     for number, claim in enumerate(draft.claims, start=1):
-        _guard_coverage(number, claim, question, sentences, min_overlap)
+        if not covers(new_words(claim.text, question), claim.sentences, sentences, min_overlap):
+            uncovered.append(number)
         _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
-    cited_all = " ".join(by_number[n].text for c in draft.claims for n in c.sentences)
-    _guard_topic(question, cited_all)
-    if mode == "explain" and VALUE_REQUEST.search(question):  # a hint must not give the value away
-        if not numbers_in(draft.answer) & numbers_in(cited_all):
+    cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
+    _guard_topic(question, cited, min_topic)
+    cited_text = " ".join(s.text for s in cited)
+    # A hint must not give the value away; and where the evidence states no number at all, the
+    # question ("how long does it take to ...") did not ask for one the notes could give.
+    if mode == "explain" and VALUE_REQUEST.search(question) and any(numbers_in(s.text) for s in sentences):
+        if not numbers_in(draft.answer) & numbers_in(cited_text):
             raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
+    return uncovered
 
 
-def _guard_coverage(number: int, claim: Claim, question: str, sentences: list[Sentence],
-                    min_overlap: float) -> None:
-    """A claim's cited sentences must hold what it adds to the question.
+def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[Sentence]) -> str:
+    """What the drafter is told about a claim the judge did not find in its sentences.
 
-    Restating the question is free; every new content word has to come from the cited
-    sentences (most of them, by `min_overlap`), and a claim that only restates the question
-    must itself be in them. The rejection names the words that came from nowhere and the
-    sentence that holds most of them: small models fix a named word, or pick a number again,
-    far better than they re-read the whole evidence. Code never re-cites a claim itself: a
-    claim written from the model's own knowledge often shares words with some sentence.
+    It names the words that came from nowhere and the sentence that holds most of them: small
+    models fix a named word, or pick a sentence again, far better than they re-read the whole
+    evidence. Code never re-cites a claim itself: a claim written from the model's own
+    knowledge often shares words with some sentence.
     """
     new = new_words(claim.text, question)
-    if covers(new, claim.sentences, sentences, min_overlap):
-        return
     cited = stems_of(claim.sentences, sentences)
     best = max(sentences, key=lambda s: (len(new & set(stems(s.text))), -s.number))
     hint = (f' {best.label} says: "{best.text[:200]}"'
             if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
     cites = ", ".join(f"S{n}" for n in claim.sentences)
-    raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} says {', '.join(unfounded(claim.text, new, cited)[:6])}, "
-                                      f"which {cites} do not say.{hint}")
+    words = unfounded(claim.text, new, cited)[:6]
+    said = f"says {', '.join(words)}, which {cites} do not say." if words else f"is not what {cites} say."
+    return f"Claim {number} {said}{hint}"
 
 
 def _guard_numbers(number: int, claim: str, cited: str) -> None:
@@ -137,26 +145,29 @@ def numbers_in(text: str) -> set[str]:
     return {NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)}
 
 
-def _guard_topic(question: str, cited: str) -> None:
-    """The cited sentences must mention at least half of what the question is about."""
+def _guard_topic(question: str, cited: list[Sentence], min_topic: float) -> None:
+    """The cited sentences must be about the question: one of them close to it in meaning, or
+    together holding half of its topic words. Students rarely use the notes' words, so words
+    alone never refuse a draft whose sentences mean what was asked."""
+    if max((s.cosine for s in cited), default=0.0) >= min_topic:
+        return
     topic = set(stems(question)) - QUESTION_FRAME
-    if topic and 2 * len(topic & set(stems(cited))) < len(topic):
+    if topic and 2 * len(topic & set(stems(" ".join(s.text for s in cited)))) < len(topic):
         raise Rejected(Reason.OFF_QUESTION)
 
 
-def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve,
-                       sentences: list[Sentence], min_overlap: float) -> None:
-    """The draft must say what the blind solver found: a claim grounded in a sentence the
-    solver also chose, or an answer that holds what the solver's answer adds.
+def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve) -> None:
+    """The draft must not contradict what the blind solver found, and must rest on it: a
+    sentence both chose, or an answer of the same meaning.
 
-    Citing a shared sentence is not enough on its own: the 0.5B solver often lists the first
-    sentences, and a drafter pointed at a word ("radius") once cited them beside a wrong
-    claim ("the velocity points along the radius" against "tangent to the circle").
+    Contradiction is judged by content: the two answers holding opposite words of one pair
+    ("positive" against "negative"), which shared words and embeddings cannot see. Whether each
+    claim says what its sentences say is the meaning judge's job (meaning.py), not this one's.
     """
+    if polarity_conflict(solved.answer, draft.answer):
+        raise Rejected(Reason.BLIND_DISAGREES, "It says the opposite of what the evidence says.")
     chosen = set(solved.sentences)
-    for claim in draft.claims:
-        shared = [n for n in claim.sentences if n in chosen]
-        if shared and covers(new_words(claim.text, question), shared, sentences, min_overlap):
-            return
+    if any(n in chosen for claim in draft.claims for n in claim.sentences):
+        return
     if not same_meaning(embedder, solved.answer, draft.answer, question):
         raise Rejected(Reason.BLIND_DISAGREES)

@@ -67,6 +67,23 @@ def cmd_eval(pipe: Pipeline, args) -> None:
     print(evaluation.table(reports))
 
 
+def cmd_flip(pipe: Pipeline, args) -> None:
+    """The flip test: code-made wrong drafts through the real checks; catch rates per kind."""
+    from citetutor.devtools import evaluation, fliptest
+    reports = []
+    for path in args.sets:
+        qset = evaluation.load_set(Path(path), args.pdf)
+        if qset.untouched and not args.untouched:
+            print(f"## {qset.name}: held out (untouched); skipped.", flush=True)
+            continue
+        print(f"## {qset.name} ({pipe.models.label})", flush=True)
+        report = fliptest.run_flips(pipe, qset, lambda t: print(fliptest.trial_line(t), flush=True))
+        if report.no_correct_draft:
+            print(f"   no correct first draft to flip: {len(report.no_correct_draft)} questions", flush=True)
+        reports.append(report)
+    print(fliptest.table(reports))
+
+
 def cmd_health(pipe: Pipeline, args) -> None:
     """Which models the runtime has."""
     print(pipe.models.label)
@@ -112,6 +129,10 @@ def parser() -> argparse.ArgumentParser:
                           help="also time one unchecked draft per supported question, side by side")
     evaluate.add_argument("--untouched", action="store_true",
                           help="also run the held-out sets (once first, once last; never to tune)")
+    flip = sub.add_parser("flip", help="flip test: wrong drafts made by code, through the real checks")
+    flip.add_argument("sets", nargs="+", help="question-set JSON files, e.g. evals/*.json")
+    flip.add_argument("--pdf", help="the PDF to use instead of the one the set names")
+    flip.add_argument("--untouched", action="store_true", help="also run the held-out sets")
     sub.add_parser("health", help="check the models")
     bench = sub.add_parser("bench", help="time retrieval on 1k/10k/100k-chunk libraries built from PDFs")
     bench.add_argument("pdfs", nargs="+", help="course PDFs whose chunks seed the libraries")
@@ -124,7 +145,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"ingest": cmd_ingest, "ask": cmd_ask, "quiz": cmd_quiz, "eval": cmd_eval, "health": cmd_health,
-            "bench": cmd_bench}
+            "bench": cmd_bench, "flip": cmd_flip}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,14 +154,14 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings()
     models = None
     scratch = None
-    if args.command in ("bench", "eval"):
+    if args.command in ("bench", "eval", "flip"):
         # A fresh library for every run (no cached answers), inside the data dir beside the
         # learner's own; the models keep the learner's model cache so nothing is built twice.
         models = build_models(settings)
         scratch = settings.data_dir / args.command
         shutil.rmtree(scratch, ignore_errors=True)
         settings = settings.model_copy(update={"data_dir": scratch})
-    if args.command == "eval":
+    if args.command in ("eval", "flip"):
         scratch = None  # kept: the eval's library is there to look at afterwards
     try:
         COMMANDS[args.command](Pipeline(settings, models=models), args)

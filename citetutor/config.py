@@ -44,6 +44,10 @@ class Limits(BaseModel):
     min_claim_overlap: float = Field(
         0.6, description="Share of a claim's content words that its cited sentences must contain."
     )
+    min_topic_relevance: float = Field(
+        0.45, description="A draft's cited sentences are about the question when one of them is "
+        "this close to it in meaning (cosine), whatever words they share."
+    )
     max_upload_mb: int = Field(200, description="Largest PDF accepted, in megabytes.")
     max_pages: int = Field(2000, description="Largest page count accepted.")
     ocr_dpi: int = Field(150, description="Resolution of kept page images.")

@@ -38,6 +38,12 @@ class Gate:
     parallel_blind_solve: bool = True
     question_deadline_s: float = 600.0
     candidates: CandidateCache = field(default_factory=CandidateCache)
+    judge: ChatModel | None = None  # who checks meaning; None: the verifier
+
+    @property
+    def meaning_judge(self) -> ChatModel:
+        """The model that judges whether cited sentences state a claim."""
+        return self.judge or self.verifier
 
     def search(self, query: str, scope: Scope) -> Retrieval:
         """Hybrid retrieval with this gate's limits and its warm candidate cache."""

@@ -42,7 +42,8 @@ class Pipeline:
         self.tracer = tracing.Tracer(self.store, settings.sentry)
         self.gate = gate.Gate(self.store, self.models.embedder, self.models.drafter,
                                self.models.verifier, self.tracer, settings.limits,
-                               settings.parallel_blind_solve, settings.question_deadline_s)
+                               settings.parallel_blind_solve, settings.question_deadline_s,
+                               judge=self.models.judge or self.models.verifier)
 
     # Library
     def create_subject(self, name: str) -> int:

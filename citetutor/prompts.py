@@ -22,6 +22,21 @@ DRAFT_USER = "Evidence:\n{evidence}\n\nQuestion: {question}\n{task}"
 DRAFT_NOTES = "\nLearner notes (wording only): {notes}"
 DRAFT_RETRY = "\nYour previous answer was rejected: {feedback}"
 
+# Meaning checks (meaning.py). They follow DRAFT_USER's evidence and question, so an in-process
+# judge reads only these lines; the answer is read from the next token after the prefix. The
+# cited sentences are quoted again: the 1.5B judge, pointed at "S3" alone, leaned on position.
+JUDGE_CHOICE = """Task: do not answer the question. {labels} says: "{cited}"
+Which statement does {labels} state?
+A: {a}
+B: {b}
+Reply with the letter A or B."""
+JUDGE_CHOICE_PREFIX = "The sentence states statement"
+
+JUDGE_STATED = """Task: do not answer the question. {labels} says: "{cited}"
+Statement: {claim}
+Does {labels} state this statement? Reply Yes or No."""
+JUDGE_STATED_PREFIX = "Answer:"
+
 VERIFY_SYSTEM = """You check a study tutor's work against numbered evidence sentences from a
 student's notes. Judge only by what the sentences say, not by what you know. Reply with JSON."""
 

@@ -10,16 +10,19 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from citetutor import answer_cache, prompts
-from citetutor.checks import Rejected, agrees_with_blind, guard, new_words
+from citetutor.checks import Rejected, agrees_with_blind, guard, new_words, uncovered_detail
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
+from citetutor.foils import foils_of
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
+from citetutor.meaning import judge_claim
 from citetutor.retrieval import Retrieval, Scope
-from citetutor.schemas import BlindSolve, Claim, Draft, support_verdict_for
+from citetutor.schemas import BlindSolve, Claim, Draft
 from citetutor.states import Reason
 
 Mode = Literal["explain", "hint"]
+MAX_QUOTED = 2  # sentences a verified quote shows
 
 
 @dataclass(frozen=True)
@@ -69,12 +72,12 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
          on_stage: StageCallback) -> TutorAnswer:
     """The gate's steps inside one traced request."""
     on_stage("retrieve", 0)
-    found = _retrieve(gate, trace, question, scope)
+    found = retrieve(gate, trace, question, scope)
     nearby = pages_of(found)
     if not found.supported:
         result = _refuse([Reason.NO_EVIDENCE if not found.hits else Reason.LOW_RELEVANCE], 0, found.best_cosine)
     else:
-        sentences, relevance = _numbered(gate, trace, question, found)
+        sentences, relevance = number_sentences(gate, trace, question, found)
         if relevance < gate.limits.min_sentence_relevance:
             result = _refuse([Reason.LOW_RELEVANCE], 0, relevance)
         else:
@@ -84,7 +87,7 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
     return result
 
 
-def _numbered(gate: Gate, trace, question: str, found: Retrieval) -> tuple[list[Sentence], float]:
+def number_sentences(gate: Gate, trace, question: str, found: Retrieval) -> tuple[list[Sentence], float]:
     """The evidence sentences and the best one's cosine (the pre-gate's second half), as one span."""
     with trace.span("evidence") as span:
         sentences = number_evidence(found.hits, question, gate.embedder,
@@ -109,7 +112,7 @@ def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
     deadline = time.monotonic() + gate.question_deadline_s
     pool = ThreadPoolExecutor(max_workers=1)
     try:
-        blind = pool.submit(_blind_solve, gate, trace, question, sentences)
+        blind = pool.submit(solve_blind, gate, trace, question, sentences)
         if not gate.parallel_blind_solve:
             _wait(blind, deadline)
         result = _attempts(gate, trace, question, sentences, mode, notes, blind, on_stage, deadline)
@@ -125,19 +128,19 @@ def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
 def draft_only(gate: Gate, question: str, scope: Scope, mode: Mode = "explain") -> Draft | None:
     """Retrieval and one unchecked draft: the baseline the eval times the gate against."""
     with gate.tracer.request("draft_only", scope.subject_id) as trace:
-        found = _retrieve(gate, trace, question, scope)
+        found = retrieve(gate, trace, question, scope)
         draft = None
         if found.supported:
-            sentences, _ = _numbered(gate, trace, question, found)
+            sentences, _ = number_sentences(gate, trace, question, found)
             try:
-                draft = _draft(gate, trace, question, sentences, mode, "", "", 1, ignore_stage)
+                draft = write_draft(gate, trace, question, sentences, mode, "", "", 1, ignore_stage)
             except Rejected:
                 pass
         trace.finish("answered" if draft else "refused", None, 1)
     return draft
 
 
-def _retrieve(gate: Gate, trace, question: str, scope: Scope) -> Retrieval:
+def retrieve(gate: Gate, trace, question: str, scope: Scope) -> Retrieval:
     """Hybrid retrieval with the semantic pre-gate, as one span."""
     with trace.span("retrieve") as span:
         found = gate.search(question, scope)
@@ -203,24 +206,27 @@ def _wait(blind: Future, deadline: float) -> BlindSolve:
 
 def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
               blind: Future, on_stage: StageCallback, deadline: float) -> TutorAnswer:
-    """Up to max_attempts drafts, each retried with the previous rejection reason, in time."""
+    """Up to max_attempts drafts, each retried with the previous rejection reason, in time;
+    then the sentences drafter and blind solver agreed on, verbatim, or a refusal."""
     reasons: list[str] = []
     rejected: list[Draft] = []
     feedback = ""
+    solved: BlindSolve | None = None
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
             reasons.append(Reason.DEADLINE)
             return _refuse(reasons, attempt - 1)
         draft = None
         try:
-            draft = _draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
+            draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
             if draft in rejected:
                 # Every check depends only on the draft, so a repeat fails again; and its
                 # feedback would be the same, so greedy decoding would repeat it once more.
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
-                return _refuse(reasons, attempt)
-            guard(question, draft, sentences, gate.limits.min_claim_overlap, mode)
+                break
+            uncovered = guard(question, draft, sentences, gate.limits.min_claim_overlap,
+                              gate.limits.min_topic_relevance, mode)
             try:
                 solved = _wait(blind, deadline)
             except Rejected:
@@ -229,9 +235,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if not solved.sentences:
                 reasons.append(Reason.BLIND_UNANSWERABLE)
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
-            agrees_with_blind(gate.embedder, question, draft, solved, sentences,
-                               gate.limits.min_claim_overlap)
-            _support(gate, trace, question, sentences, draft, attempt, on_stage)
+            verify_draft(gate, trace, question, sentences, draft, solved, uncovered, attempt, on_stage)
         except Rejected as rejection:
             reasons.append(rejection.code)
             trace_rejection(trace, rejection.code, attempt)
@@ -240,10 +244,63 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
             continue
         return _accept(question, draft, sentences, attempt, reasons)
-    return _refuse(reasons, gate.limits.max_attempts)
+    quote = _agreed_quote(sentences, rejected, solved, gate.limits.min_sentence_relevance)
+    attempts = min(len(reasons), gate.limits.max_attempts)
+    return _quoted(quote, attempts, reasons) if quote else _refuse(reasons, attempts)
 
 
-def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
+def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
+                 solved: BlindSolve, uncovered: list[int], attempt: int,
+                 on_stage: StageCallback = ignore_stage) -> None:
+    """After the code checks: agreement with the blind solve, then each claim's meaning."""
+    agrees_with_blind(gate.embedder, question, draft, solved)
+    check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage)
+
+
+def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
+                  uncovered: list[int], attempt: int, on_stage: StageCallback) -> None:
+    """Each claim the words cannot vouch for, or that has a flip, goes to the meaning judge."""
+    judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
+              if number in uncovered or foils_of(claim.text)]
+    if not judged:
+        return
+    on_stage("support_check", attempt)
+    judge = gate.meaning_judge
+    for number, claim in judged:
+        # A claim in other words than its sentences that the judge did not find stated is
+        # "uncovered"; one whose words are there but whose meaning lost to its flip, "unsupported".
+        reason = Reason.UNCOVERED_CLAIM if number in uncovered else Reason.UNSUPPORTED_CLAIM
+        with trace.span("support_check", model=judge.name, attempt=attempt) as span:
+            verdict = judge_claim(judge, sentences, question, claim.text, claim.sentences,
+                                  words_held=number not in uncovered)
+            span.record(outcome="ok" if verdict.holds else "rejected",
+                        reason=None if verdict.holds else reason)
+        if not verdict.holds:
+            raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
+
+
+def _agreed_quote(sentences: list[Sentence], drafts: list[Draft], solved: BlindSolve | None,
+                  min_relevance: float) -> list[Sentence]:
+    """The sentences both the drafter and the blind solver chose, about the question by meaning.
+
+    When no model wording passed, the notes' own words can still answer: a sentence two models
+    picked independently, and close in meaning to the question, is shown verbatim and labelled
+    as a quote. Never a sentence only one of them chose, never a model-written one.
+    """
+    if solved is None:
+        return []
+    cited = {n for d in drafts for c in d.claims for n in c.sentences}
+    return [s for s in sentences if s.number in cited and s.number in solved.sentences
+            and s.cosine >= min_relevance][:MAX_QUOTED]
+
+
+def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAnswer:
+    """The agreed sentences as the answer: the notes' words, with their pages and highlights."""
+    return TutorAnswer("answered", " ".join(s.text for s in quote), citations(quote),
+                       [(s.text, [s.label]) for s in quote], attempts, reasons, form="quote")
+
+
+def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
            feedback: str, attempt: int, on_stage: StageCallback) -> Draft:
     """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection.
 
@@ -261,7 +318,7 @@ def _draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
     return traced_call(gate.drafter, trace, "draft", messages, Draft, attempt)
 
 
-def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:
+def solve_blind(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:
     """The verifier answers from the evidence alone: no draft, no learner notes."""
     task = prompts.BLIND_TASK.format(question=question)
     try:
@@ -271,27 +328,6 @@ def _blind_solve(gate: Gate, trace, question: str, sentences: list[Sentence]) ->
         return BlindSolve(answer="", sentences=[])
     known = {s.number for s in sentences}
     return solved.model_copy(update={"sentences": [n for n in solved.sentences if n in known]})
-
-
-def _support(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
-             attempt: int, on_stage: StageCallback) -> None:
-    """The verifier reads each claim beside its cited sentences, then judges relevance."""
-    on_stage("support_check", attempt)
-    by_number = {s.number: s for s in sentences}
-    claims = "\n".join(
-        f"{i}. {c.text}\n   cites: " + " ".join(f"[{by_number[n].label}] {by_number[n].text}"
-                                          for n in c.sentences)
-        for i, c in enumerate(draft.claims, start=1))
-    task = prompts.SUPPORT_TASK.format(question=question, claims=claims)
-    verdict = traced_call(gate.verifier, trace, "support_check", verify_messages(sentences, task),
-                          support_verdict_for(len(draft.claims)), attempt)
-    # The schema asks for exactly one verdict per claim, in order: the position says which.
-    for number, (claim, claim_verdict) in enumerate(zip(draft.claims, verdict.verdicts), start=1):
-        if not claim_verdict.supported:
-            cites = ", ".join(by_number[n].label for n in claim.sentences)
-            raise Rejected(Reason.UNSUPPORTED_CLAIM, f"Claim {number} is not what {cites} say.")
-    if not verdict.answers_question:
-        raise Rejected(Reason.IRRELEVANT)
 
 
 def _accept(question: str, draft: Draft, sentences: list[Sentence], attempt: int,

@@ -68,3 +68,59 @@ class ScriptedOcr:
         assert png.startswith(b"\x89PNG"), "OCR must receive PNG page images"
         self.seen += 1
         return OcrResult(self.texts.pop(0), self.name, partial=self.seen in self.partial_pages)
+
+
+def judge_reply(body: dict) -> str:
+    """An Ollama judge's JSON reply, by OverlapJudge's rule (it has no log-probabilities)."""
+    scores = OverlapJudge().choice_logprobs(body["messages"], "", [" Yes", " No"]
+                                            if "stated" in body["format"]["properties"] else [" A", " B"])
+    if "stated" in body["format"]["properties"]:
+        return '{"stated": "%s"}' % ("Yes" if scores.logprobs[0] > scores.logprobs[1] else "No")
+    return '{"statement": "%s"}' % ("A" if scores.logprobs[0] >= scores.logprobs[1] else "B")
+
+
+class OverlapJudge:
+    """A meaning judge for tests: prefers the statement whose words the quoted sentences hold.
+
+    It has the `choice_logprobs` capability like the in-process runtime. `wrong(statement)`
+    marks statements it must never prefer (to script a judge that rejects a claim).
+    """
+
+    def __init__(self, name: str = "test:judge", wrong: Callable[[str], bool] = lambda s: False):
+        self.name, self.wrong = name, wrong
+        self.calls: list[str] = []
+        self.history: list[list[dict]] = []
+
+    def chat_json(self, messages: list[dict], schema: dict):
+        raise AssertionError("a judge with log-probabilities is never asked for JSON")
+
+    def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]):
+        """Score each option from the statements and the quoted sentences in the prompt."""
+        from citetutor.models.base import Choice
+        task = messages[-1]["content"].split("Task: do not answer the question.")[-1]
+        self.calls.append(task)
+        self.history.append(messages)
+        quoted = set(re.findall(r"\w+", re.search(r'says: "(.*)"', task).group(1).lower()))
+        def held(statement: str) -> float:
+            words = re.findall(r"\w+", statement.lower())
+            return (sum(w in quoted for w in words) / max(len(words), 1)) - 10 * self.wrong(statement)
+        if options[0].strip() == "Yes":
+            claim = re.search(r"Statement: (.*)", task).group(1)
+            yes = held(claim) >= 0.5
+            return Choice([0.0, -2.0] if yes else [-2.0, 0.0], self.name)
+        a, b = (re.search(rf"^{x}: (.*)$", task, re.MULTILINE).group(1) for x in "AB")
+        return Choice([held(a), held(b)], self.name)
+
+
+class ContraryJudge(OverlapJudge):
+    """A judge that finds no claim stated: "No" when asked, and in a choice the statement that
+    is not the claim (meaning.py shows the claim first, then second)."""
+
+    def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]):
+        from citetutor.models.base import Choice
+        self.calls.append(messages[-1]["content"])
+        self.history.append(messages)
+        if options[0].strip() == "Yes":
+            return Choice([-2.0, 0.0], self.name)
+        claim_first = sum("Which statement" in c for c in self.calls) % 2 == 1
+        return Choice([-2.0, 0.0] if claim_first else [0.0, -2.0], self.name)

@@ -5,18 +5,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from citetutor.config import Settings
+from citetutor.foils import foils_of
+from citetutor.meaning import PickedStatement, StatedOrNot
 from citetutor.models.factory import ModelSet
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import BlindSolve, Claim, ClaimVerdict, Draft, SupportVerdict
-from tests.fakes import HashEmbedder, ScriptedChat, ScriptedOcr
+from citetutor.schemas import BlindSolve, Claim, Draft
+from tests.fakes import HashEmbedder, OverlapJudge, ScriptedChat, ScriptedOcr
 
 
-def make_pipeline(tmp_path: Path, embedder=None, ocr=None, **settings) -> Pipeline:
+def make_pipeline(tmp_path: Path, embedder=None, ocr=None, judge=None, **settings) -> Pipeline:
     """A Pipeline whose state lives in tmp_path and whose models are scripted."""
     models = ModelSet(drafter=ScriptedChat("test:gemma"), verifier=ScriptedChat("test:qwen"),
                       embedder=embedder or HashEmbedder(), ocr=ocr or ScriptedOcr(),
-                      runtime="test", label="test models")
+                      runtime="test", label="test models", judge=judge or OverlapJudge())
     return Pipeline(Settings(data_dir=tmp_path, **settings), models=models)
 
 
@@ -61,13 +65,12 @@ def blind_citing(word: str = "inward"):
     return reply
 
 
-def verdict(*supported: bool, answers: bool = True) -> SupportVerdict:
-    """A support-check reply with one verdict per claim."""
-    return SupportVerdict(verdicts=[ClaimVerdict(supported=ok) for ok in supported],
-                          answers_question=answers)
-
-
-PASS = verdict(True)
+def judge_accepting(claim: str, words_held: bool = True) -> list[BaseModel]:
+    """The JSON replies, in call order, of a judge without log-probabilities that accepts
+    `claim`: "Yes" when asked whether its sentences state it, then the claim in both orders."""
+    asked = [StatedOrNot(stated="Yes")] if not words_held or not foils_of(claim) else []
+    return asked + ([PickedStatement(statement="A"), PickedStatement(statement="B")]
+                    if foils_of(claim) else [])
 
 
 def as_json(reply):

@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
+from tests.fakes import judge_reply
+
 EMBED_DIM = 64
 ChatScript = str | Callable[[dict], str]
 
@@ -49,6 +51,9 @@ class FakeOllama:
         self.raw_body: bytes | None = None  # set: answer every request with these bytes
         self.trickles_finished = 0  # trickled replies whose last byte was written
         self._queues: dict[str, deque[ChatScript]] = defaultdict(deque)
+        # Meaning-check requests (a "statement" or "stated" schema) are answered by this rule
+        # rather than the queue: how many a draft needs depends on the claim's words.
+        self.judge: Callable[[dict], str] = judge_reply
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         # A short poll interval keeps shutdown (and so each test's teardown) fast.
@@ -118,7 +123,8 @@ class FakeOllama:
         model = body.get("model", "")
         if missing := self._unknown(model):
             return missing
-        script = self._next_chat(model)
+        fields = (body.get("format") or {}).get("properties", {})
+        script = self.judge if {"statement", "stated"} & set(fields) else self._next_chat(model)
         if script is None:
             return 500, {"error": f"test forgot to enqueue a chat reply for model '{model}'"}
         try:

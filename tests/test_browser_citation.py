@@ -17,7 +17,7 @@ from citetutor.pipeline import Pipeline
 from citetutor.schemas import Claim, Draft
 from tests.browser import after_a_wait, browser_page, running_app
 from tests.corpus import MIT, corpus_file
-from tests.helpers import PASS, as_json, blind_citing, sentence_with
+from tests.helpers import as_json, blind_citing, sentence_with
 
 expect = pytest.importorskip("playwright.sync_api").expect  # assertions that retry until the UI settles
 
@@ -62,7 +62,6 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
 
     ollama_server.enqueue_chat(ROLES.drafter, _draft)
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
-    ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
 
     with running_app(settings.data_dir, ollama_server.url, tmp_path / "streamlit.log") as base:
         with sync_playwright() as p:
@@ -130,7 +129,6 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
     ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
     ollama_server.enqueue_chat(ROLES.drafter, after_a_wait(6, _latex_draft))
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
-    ollama_server.enqueue_chat(ROLES.verifier, PASS.model_dump_json())
     with running_app(tmp_path / "data", ollama_server.url, tmp_path / "streamlit.log") as base, \
             sync_playwright() as p:
         with browser_page(p) as page:

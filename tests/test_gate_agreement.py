@@ -34,18 +34,30 @@ def test_the_topic_check_ignores_how_a_question_is_phrased():
 
     from citetutor.checks import Rejected, _guard_topic
     question = "How could I build a dynamic array out of a static array?"
-    _guard_topic(question, "1) Create a static array with an initial capacity. 3) If adding another "
-                           "element will exceed the capacity, then create a new static array with "
-                           "twice the capacity and copy the original elements into it.")
+    _guard_topic(question, _numbered("1) Create a static array with an initial capacity. 3) If adding "
+                                     "another element will exceed the capacity, then create a new "
+                                     "static array with twice the capacity and copy the original "
+                                     "elements into it."), 0.45)
     with pytest.raises(Rejected):
-        _guard_topic(question, "Elements in A are referenced by their index.")
+        _guard_topic(question, _numbered("Elements in A are referenced by their index."), 0.45)
 
 
-def _numbered(*texts: str):
-    """Evidence sentences S1.. from whole texts, one chunk each."""
+def test_a_sentence_close_in_meaning_is_on_topic_whatever_words_it_uses():
+    import pytest
+
+    from citetutor.checks import Rejected, _guard_topic
+    question = "Why does it speed up?"
+    close = _numbered("The object accelerates because a net force acts on it.", cosine=0.62)
+    _guard_topic(question, close, 0.45)  # no shared word: "speed up" is the notes' "accelerates"
+    with pytest.raises(Rejected):
+        _guard_topic(question, _numbered("The object accelerates.", cosine=0.2), 0.45)
+
+
+def _numbered(*texts: str, cosine: float = 0.0):
+    """Evidence sentences S1.. from whole texts, one chunk each, `cosine` close to the question."""
     from citetutor.evidence import Sentence
     from citetutor.retrieval import Hit
-    return [Sentence(n, Hit(f"d-p1-c{n}", "d", "Notes", 1, t, "[]"), 0, len(t))
+    return [Sentence(n, Hit(f"d-p1-c{n}", "d", "Notes", 1, t, "[]"), 0, len(t), cosine)
             for n, t in enumerate(texts, start=1)]
 
 
@@ -59,23 +71,30 @@ VELOCITY = _numbered(
     "A particle is moving in a circle of radius R.")
 
 
-def test_a_shared_citation_does_not_agree_when_the_claim_says_something_else():
+def test_a_shared_citation_is_not_enough_the_judge_still_reads_the_claim():
+    from citetutor.checks import agrees_with_blind
+    from citetutor.meaning import judge_claim
+    from citetutor.schemas import BlindSolve, Claim, Draft
+    from tests.fakes import OverlapJudge
+    blind = BlindSolve(answer="tangent to the circle", sentences=[1, 2, 3])
+    claim = "The velocity points in the direction of the radius of the circle."
+    agrees_with_blind(HashEmbedder(), QUESTION, Draft(claims=[Claim(text=claim, sentences=[1, 3, 5])]),
+                      blind)  # it rests on sentences the solver chose...
+    judge = OverlapJudge(wrong=lambda s: "radius" in s)
+    verdict = judge_claim(judge, VELOCITY, QUESTION, claim, [1, 3, 5])
+    # ... but nothing for code to flip, so the judge is asked whether they state it at all.
+    assert not verdict.holds and judge.calls and "Statement: " + claim in judge.calls[0]
+
+
+def test_answers_holding_opposite_words_disagree_whatever_they_share():
     import pytest
 
-    from citetutor.checks import Rejected
-    from citetutor.checks import agrees_with_blind as _agrees_with_blind
+    from citetutor.checks import Rejected, agrees_with_blind
     from citetutor.schemas import BlindSolve, Claim, Draft
-    blind = BlindSolve(answer="tangent to the circle", sentences=[1, 2, 3])
-    wrong = Draft(claims=[Claim(text="The velocity points in the direction of the radius of the circle.",
-                                sentences=[1, 3, 5])])
-    with pytest.raises(Rejected):
-        _agrees_with_blind(HashEmbedder(), QUESTION, wrong, blind, VELOCITY, 0.6)
-    right = Draft(claims=[Claim(text="The direction of the velocity is always tangent to the circle.",
-                                sentences=[2])])
-    _agrees_with_blind(HashEmbedder(), QUESTION, right, blind, VELOCITY, 0.6)
-    # The right claim in other words, on a sentence the solver did not choose, agrees by content.
-    elsewhere = BlindSolve(answer="tangent to the circle", sentences=[4])
-    _agrees_with_blind(HashEmbedder(), QUESTION, right, elsewhere, VELOCITY, 0.6)
+    blind = BlindSolve(answer="The entropy of transition is positive.", sentences=[3])
+    flipped = Draft(claims=[Claim(text="The entropy of transition is negative.", sentences=[3])])
+    with pytest.raises(Rejected, match="blind_disagrees"):
+        agrees_with_blind(HashEmbedder(), "Why is melting entropy positive?", flipped, blind)
 
 
 def test_yes_answers_a_yes_no_question_but_not_needs_its_sentence():

@@ -95,7 +95,7 @@ def test_vectors_of_another_model_are_refused(pipe):
 def test_traced_requests_and_cached_answers_keep_retrieval_candidates_warm(tmp_path):
     from citetutor.retrieval import Scope
     from tests.corpus import MIT, corpus_file
-    from tests.helpers import PASS, blind_citing, make_pipeline, quoting_draft
+    from tests.helpers import blind_citing, make_pipeline, quoting_draft
 
     pipe = make_pipeline(tmp_path)
     subject = pipe.create_subject("Mechanics")
@@ -103,7 +103,7 @@ def test_traced_requests_and_cached_answers_keep_retrieval_candidates_warm(tmp_p
     scope, model = Scope(subject), pipe.models.embedder.name
     warm = pipe.gate.candidates.get(pipe.store, scope, model)
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask("What is the direction of the acceleration for uniform circular motion?", subject)
     assert result.status == "answered" and pipe.recent_requests()  # traced and cached: two writes
     assert pipe.gate.candidates.get(pipe.store, scope, model) is warm, "no rebuild for a trace write"

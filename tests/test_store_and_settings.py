@@ -79,22 +79,21 @@ def test_cli_ingest_and_health_over_http(cli_env, tmp_path, capsys):
 def test_cli_eval_prints_the_table_on_a_fresh_library(cli_env, tmp_path, ollama_server, capsys):
     import json
 
-    from tests.helpers import PASS, as_json, blind_citing, quoting_draft
+    from tests.helpers import as_json, blind_citing, quoting_draft
     assert cli_env[0] == 0
     ollama_server.enqueue_chat("gemma3:4b", as_json(quoting_draft("12 N")))
     ollama_server.enqueue_chat("qwen2.5:3b", as_json(blind_citing("12 N")))
-    ollama_server.enqueue_chat("qwen2.5:3b", PASS.model_dump_json())
     fixture = cli.Path(__file__).resolve().parents[1] / "assets" / "mechanics-fixture.pdf"
     (tmp_path / "pdfs").mkdir()
     (tmp_path / "pdfs" / "notes.pdf").write_bytes(fixture.read_bytes())
     qset = tmp_path / "sets" / "fixture.json"
     qset.parent.mkdir()
     qset.write_text(json.dumps({"pdf": "../pdfs/notes.pdf", "subject": "Mechanics", "cases": [
-        {"question": "What net force pushes the 3.0 kg cart?", "pages": [2]},
+        {"question": "What net force pushes the 3.0 kg cart?", "pages": [2], "must": ["12 ?n"]},
         {"question": "qqzx blorft", "refuse": "unrelated"}]}))
     assert cli.main(["eval", str(qset)]) == 0
     out = capsys.readouterr().out
-    assert "| fixture | 1/1 | 0 | 0 | 1/1 | 0/0 |" in out, out
+    assert "| fixture | 1/1 | 0 | 0 | 0 | 0 | 1/1 | 0/0 |" in out, out
     assert "correct" in out and "refused" in out
     # The learner's own library is untouched: the eval ran in a scratch folder of the data dir.
     assert (tmp_path / "eval" / "citetutor.duckdb").exists()

@@ -7,10 +7,11 @@ import pytest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
+from citetutor.models.base import Choice
 from citetutor.schemas import BlindSolve, Claim, Draft
 from tests.corpus import MIT, corpus_file
+from tests.fakes import ContraryJudge, OverlapJudge
 from tests.helpers import (
-    PASS,
     blind_citing,
     claiming,
     evidence_sentences,
@@ -18,7 +19,6 @@ from tests.helpers import (
     page_of,
     quoting_draft,
     sentence_with,
-    verdict,
 )
 
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
@@ -34,7 +34,7 @@ def pipe(tmp_path):
 
 def test_verified_answer_cites_sentences_resolved_by_code(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     stages = []
     result = pipe.ask(QUESTION, pipe.subject_id, on_stage=lambda s, a: stages.append(s))
     assert result.status == "answered" and result.attempts == 1
@@ -50,7 +50,7 @@ def test_verified_answer_cites_sentences_resolved_by_code(pipe):
 
 def test_highlight_boxes_cover_only_the_cited_sentence(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     cite = pipe.ask(QUESTION, pipe.subject_id).citations[0]
     chunk_boxes = json.loads(pipe.store.query("SELECT bboxes FROM chunks WHERE id = ?", [cite.chunk_id])[0][0])
     boxes = json.loads(cite.bboxes)
@@ -61,7 +61,7 @@ def test_highlight_boxes_cover_only_the_cited_sentence(pipe):
 
 def test_evidence_is_numbered_sentences_with_pages(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     pipe.ask(QUESTION, pipe.subject_id)
     sentences = evidence_sentences(pipe.models.drafter.history[0])
     assert [n for n, _ in sentences] == list(range(1, len(sentences) + 1))
@@ -72,32 +72,35 @@ def test_evidence_is_numbered_sentences_with_pages(pipe):
 
 def test_blind_solve_never_sees_the_draft_or_learner_notes(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     pipe.ask(QUESTION, pipe.subject_id, learner_notes="NOTES-CANARY explain like a pirate")
     blind_prompt = " ".join(m["content"] for m in pipe.models.verifier.history[0])
     assert "NOTES-CANARY" not in blind_prompt and "claims" not in blind_prompt
     assert "NOTES-CANARY" in pipe.models.drafter.history[0][-1]["content"], "notes reach only the drafter"
 
 
-def test_verifier_calls_share_their_prefix_for_the_kv_cache(pipe):
+def test_the_judge_reads_the_drafts_prompt_up_to_its_task_so_the_kv_cache_is_reused(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     pipe.ask(QUESTION, pipe.subject_id)
-    blind, support = pipe.models.verifier.history
-    assert blind[0] == support[0]
-    evidence_end = blind[1]["content"].index("Question:")
-    assert support[1]["content"][:evidence_end] == blind[1]["content"][:evidence_end]
+    draft = pipe.models.drafter.history[0]
+    assert pipe.models.judge.history, "a quoted claim with a flippable word is still judged"
+    for judged in pipe.models.judge.history:
+        assert judged[0] == draft[0]
+        task_start = draft[1]["content"].index("Task:")
+        assert judged[1]["content"][:task_start] == draft[1]["content"][:task_start]
 
 
 def test_unknown_sentence_is_rejected_and_retried_with_reason(pipe):
     pipe.models.drafter.enqueue(Draft(claims=[Claim(text="Inward.", sentences=[99])]), quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.attempts == 2
     assert result.reasons == ["unknown_sentence"]
     retry_prompt = pipe.models.drafter.history[1][-1]["content"]
     assert "not in the evidence" in retry_prompt and "S99" in retry_prompt
-    assert len(pipe.models.verifier.history) == 2, "the rejected draft never reached the support check"
+    assert not any("A: Inward." in t or "B: Inward." in t or "Statement: Inward." in t
+                   for t in pipe.models.judge.calls), "the rejected draft never reached the judge"
 
 
 def test_claim_citing_the_wrong_sentence_is_rejected_naming_the_sentence_with_its_words(pipe):
@@ -106,7 +109,7 @@ def test_claim_citing_the_wrong_sentence_is_rejected_naming_the_sentence_with_it
         other = next(n for n, t in evidence_sentences(messages) if "inward" not in t.lower())
         return Draft(claims=[Claim(text=text[:240], sentences=[other])])
     pipe.models.drafter.enqueue(wrong_sentence, quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["uncovered_claim"]
     inward, text = sentence_with(pipe.models.drafter.history[0], "inward")
@@ -123,9 +126,12 @@ def test_answer_with_words_from_nowhere_is_rejected_by_code(pipe):
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     # The same draft again would be rejected again: the gate stops instead of asking a third time.
-    assert result.status == "refused" and result.reasons == ["uncovered_claim", "repeated_draft"]
+    assert result.reasons == ["uncovered_claim", "repeated_draft"]
     assert len(pipe.models.drafter.history) == 2
     assert len(pipe.models.verifier.history) == 1, "no invented sentence reached the verifier"
+    # Shown instead: the sentence drafter and blind solver both chose, in the notes' words.
+    _, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
+    assert result.form == "quote" and result.text == sentence and "Photosynthesis" not in result.text
 
 
 def test_number_not_in_cited_sentence_is_rejected(pipe):
@@ -133,43 +139,96 @@ def test_number_not_in_cited_sentence_is_rejected(pipe):
         number, text = sentence_with(messages, "inward")
         return Draft(claims=[Claim(text=text[:200] + " It is 42 m/s.", sentences=[number])])
     pipe.models.drafter.enqueue(padded, quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["number_not_in_evidence"]
 
 
-def test_three_failed_attempts_refuse_and_hide_every_draft(pipe):
+def test_three_rejected_drafts_are_never_shown_and_the_agreed_sentence_is_quoted(tmp_path):
+    pipe = _pipe_with(tmp_path, ContraryJudge())
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
-    pipe.models.verifier.enqueue(blind_citing(), verdict(False), verdict(False), verdict(False))
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "refused" and result.text == NOT_ENOUGH_EVIDENCE
+    number, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
     assert result.attempts == 3 and result.reasons == ["unsupported_claim"] * 3
-    assert result.citations == []
+    # No model wording passed; drafter and blind solver both chose this sentence: it is shown
+    # verbatim, labelled as the notes' own words, with its page and lines.
+    assert result.status == "answered" and result.form == "quote" and result.text == sentence
+    assert result.claims == [(sentence, [f"S{number}"])]
+    assert [c.page_no for c in result.citations] == [page_of(pipe.store, sentence)]
     assert [s["name"] for s in result.spans].count("rejection") == 3
 
 
-def test_support_check_asks_for_exactly_one_verdict_per_claim(pipe):
-    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1))
-    pipe.models.verifier.enqueue(blind_citing(), verdict(True, False, False), PASS)
+def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
+    pipe = _pipe_with(tmp_path, ContraryJudge())
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
+    pipe.models.verifier.enqueue(blind_citing("tangent"))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.text == NOT_ENOUGH_EVIDENCE and result.citations == []
+
+
+def test_a_flipped_word_whose_opposite_the_sentence_holds_is_rejected(pipe):
+    def flipped(messages):  # every word is in the cited sentence but the one it flips
+        number, _ = sentence_with(messages, "inward")
+        claim = "There is a non-zero component of the acceleration directed radially outward."
+        return Draft(claims=[Claim(text=claim, sentences=[number])])
+    pipe.models.drafter.enqueue(flipped, quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["unsupported_claim"]
+    assert "outward" not in result.text
+    # The judge compared the claim with its code-made foil (the sentence's own word) both ways.
+    choices = [t for t in pipe.models.judge.calls if "Which statement" in t]
+    assert choices[0].split("B: ")[1].startswith(
+        "There is a non-zero component of the acceleration directed radially inward.")
+
+
+def test_an_unsupported_claim_is_retried_with_the_sentences_it_misread_named(tmp_path):
+    first = {}
+    def misread(messages):
+        number, text = sentence_with(messages, "inward")
+        first["claim"] = "Uniform circular motion needs no force at all."
+        return Draft(claims=[Claim(text=first["claim"], sentences=[number])])
+    pipe = _pipe_with(tmp_path, OverlapJudge(wrong=lambda s: s == first.get("claim")))
+    pipe.models.drafter.enqueue(misread, quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["uncovered_claim"]
+    number, _ = sentence_with(pipe.models.drafter.history[0], "inward")
+    retry = pipe.models.drafter.history[1][-1]["content"]
+    assert f"which S{number} do not say" in retry, "code names what the judge found unstated"
+
+
+def test_a_paraphrase_the_judge_finds_stated_is_shown_though_its_words_differ(tmp_path):
+    claim = "It always points toward the middle of the circle."
+    judge = OverlapJudge()
+
+    def agreeing(messages, prefix, options):  # "Yes", and the claim whichever letter it has
+        task = messages[-1]["content"]
+        judge.calls.append(task)
+        return Choice([0.0, -3.0] if options[0] == " Yes" or f"A: {claim}" in task else [-3.0, 0.0],
+                      judge.name)
+    judge.choice_logprobs = agreeing  # type: ignore[method-assign]
+    pipe = _pipe_with(tmp_path, judge)
+    pipe.models.drafter.enqueue(claiming(claim))
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.form == "checked" and result.attempts == 1
+    assert any(f"Statement: {claim}" in t for t in judge.calls), "words differ: asked if stated"
+
+
+def test_schema_errors_are_rejections(pipe):
+    pipe.models.drafter.enqueue("{not json", quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["schema_invalid"]
 
 
-def test_an_unsupported_claim_is_retried_with_the_sentences_it_misread_named(pipe):
-    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1))
-    pipe.models.verifier.enqueue(blind_citing(), verdict(False), PASS)
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "answered" and result.reasons == ["unsupported_claim"]
-    number, _ = sentence_with(pipe.models.drafter.history[0], "inward")
-    retry = pipe.models.drafter.history[1][-1]["content"]
-    assert f"Claim 1 is not what S{number} say." in retry, "code names what the verifier rejected"
-
-
-def test_irrelevant_verdict_and_schema_errors_are_rejections(pipe):
-    pipe.models.drafter.enqueue("{not json", quoting_draft(), quoting_draft(drop_words=1))
-    pipe.models.verifier.enqueue(blind_citing(), verdict(True, answers=False), PASS)
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "answered" and result.reasons == ["schema_invalid", "irrelevant"]
+def _pipe_with(tmp_path, judge):
+    pipe = make_pipeline(tmp_path, judge=judge)
+    pipe.subject_id = pipe.create_subject("Mechanics")
+    pipe.doc = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", pipe.subject_id)
+    return pipe
 
 
 def test_blind_solve_on_other_sentences_with_other_words_is_disagreement(pipe):
@@ -189,14 +248,6 @@ def test_blind_solve_that_finds_no_sentence_refuses(pipe):
     assert result.status == "refused" and result.reasons == ["blind_unanswerable"]
 
 
-def test_cited_sentences_off_the_question_topic_are_rejected(pipe):
-    first = quoting_draft("")  # whatever sentence comes first
-    pipe.models.drafter.enqueue(first, first, first)
-    pipe.models.verifier.enqueue(blind_citing(""))
-    result = pipe.ask("How does the pressure of a gas depend on uniform temperature?", pipe.subject_id)
-    assert result.status == "refused" and set(result.reasons) <= {"off_question", "low_relevance", "repeated_draft"}
-
-
 def test_question_without_support_is_refused_without_model_calls(pipe):
     result = pipe.ask("zyxwv qqqq blorft", pipe.subject_id)
     assert result.status == "refused" and result.text == NOT_ENOUGH_EVIDENCE
@@ -209,7 +260,7 @@ def test_serial_mode_waits_for_the_blind_solve_before_drafting(tmp_path):
     subject = pipe.create_subject("Mechanics")
     pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
     pipe.models.drafter.enqueue(lambda m: order.append("draft") or quoting_draft()(m))
-    pipe.models.verifier.enqueue(lambda m: order.append("blind") or blind_citing()(m), PASS)
+    pipe.models.verifier.enqueue(lambda m: order.append("blind") or blind_citing()(m))
     assert pipe.ask(QUESTION, subject).status == "answered"
     assert order == ["blind", "draft"]
 
@@ -221,7 +272,7 @@ def test_empty_question_is_an_input_error(pipe):
 
 def test_requests_are_traced_with_outcome(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     row = [r for r in pipe.recent_requests() if r["id"] == result.request_id][0]
     assert (row["kind"], row["outcome"], row["attempts"]) == ("tutor", "answered", 1)
@@ -239,7 +290,7 @@ def test_value_request_needs_the_value_from_a_cited_sentence(tmp_path):
         number, _ = sentence_with(messages, "4.0")
         return Draft(claims=[Claim(text="The cart accelerates.", sentences=[number])])
     pipe.models.drafter.enqueue(no_value, quoting_draft("4.0"))
-    pipe.models.verifier.enqueue(blind_citing("4.0"), PASS)
+    pipe.models.verifier.enqueue(blind_citing("4.0"))
     result = pipe.ask(question, subject)
     assert result.status == "answered" and result.reasons == ["quantity_not_in_evidence"]
     assert "4.0" in result.text and result.citations[0].page_no == 2
@@ -247,7 +298,7 @@ def test_value_request_needs_the_value_from_a_cited_sentence(tmp_path):
 
 def test_hint_for_a_value_question_needs_no_value(pipe):
     pipe.models.drafter.enqueue(quoting_draft("acceleration"))
-    pipe.models.verifier.enqueue(blind_citing("acceleration"), PASS)
+    pipe.models.verifier.enqueue(blind_citing("acceleration"))
     result = pipe.ask("Calculate the magnitude of the inward acceleration", pipe.subject_id, mode="hint")
     assert result.status == "answered"
     assert "hint" in pipe.models.drafter.history[0][-1]["content"]
@@ -255,16 +306,16 @@ def test_hint_for_a_value_question_needs_no_value(pipe):
 
 def test_repeated_question_is_served_from_cache_without_model_calls(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     first = pipe.ask(QUESTION, pipe.subject_id)
     again = pipe.ask("  " + QUESTION.upper() + " ", pipe.subject_id)
     assert again.status == "answered" and again.text == first.text
     assert again.citations == first.citations
-    assert len(pipe.models.drafter.history) == 1 and len(pipe.models.verifier.history) == 2
+    assert len(pipe.models.drafter.history) == 1 and len(pipe.models.verifier.history) == 1
     assert [s["outcome"] for s in again.spans if s["name"] == "cache"] == ["hit"]
     # Different learner notes change the wording, so they must miss the cache.
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     assert pipe.ask(QUESTION, pipe.subject_id, learner_notes="short please").status == "answered"
     assert len(pipe.models.drafter.history) == 2
 
@@ -274,7 +325,7 @@ def test_restating_the_question_is_free_but_new_words_need_a_source(pipe):
         claiming("The direction of the acceleration for uniform circular motion is set by gravity "
                  "and friction."),
         claiming("The direction of the acceleration for uniform circular motion is radially inward."))
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["uncovered_claim"]
     feedback = pipe.models.drafter.history[1][-1]["content"]
@@ -296,14 +347,14 @@ def test_parallel_mode_runs_the_blind_solve_while_the_draft_is_written(pipe):
         overlapped.append(drafting.wait(timeout=5))
         return blind_citing()(messages)
     pipe.models.drafter.enqueue(draft)
-    pipe.models.verifier.enqueue(blind, PASS)
+    pipe.models.verifier.enqueue(blind)
     assert pipe.ask(QUESTION, pipe.subject_id).status == "answered"
     assert overlapped == [True, True]
 
 
 def test_deleting_a_document_drops_cached_answers_that_could_cite_it(pipe):
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS, blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing(), blind_citing())
     pipe.ask(QUESTION, pipe.subject_id)
     pipe.delete_document(pipe.doc.doc_id)
     pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", pipe.subject_id)  # same evidence again
@@ -314,7 +365,7 @@ def test_deleting_a_document_drops_cached_answers_that_could_cite_it(pipe):
 
 def test_other_models_miss_the_answer_cache(pipe):
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS, blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing(), blind_citing())
     pipe.ask(QUESTION, pipe.subject_id)
     pipe.models.drafter.name = "test:another-drafter"
     result = pipe.ask(QUESTION, pipe.subject_id)
@@ -354,7 +405,7 @@ def test_a_blind_solve_past_the_deadline_refuses_without_waiting_for_it(tmp_path
 def test_a_changed_gate_rechecks_answers_it_accepted_before(pipe, monkeypatch):
     from citetutor import answer_cache
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS, blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing(), blind_citing())
     pipe.ask(QUESTION, pipe.subject_id)
     monkeypatch.setattr(answer_cache, "gate_fingerprint", lambda: "the gate's code changed")
     result = pipe.ask(QUESTION, pipe.subject_id)
@@ -365,7 +416,7 @@ def test_the_pages_shown_while_checking_are_the_pages_the_gate_reads(pipe):
     before = pipe.candidate_pages(QUESTION, pipe.subject_id)
     assert before and not pipe.models.drafter.history, "retrieval only, no model call"
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert [(c.doc_id, c.page_no) for c in before] == [(c.doc_id, c.page_no) for c in result.nearby]
     assert pipe.candidate_pages("   ", pipe.subject_id) == []
@@ -385,7 +436,7 @@ def test_a_padded_citation_is_not_shown_to_the_learner(pipe):
             n for n, t in evidence_sentences(messages) if n != number and not added & set(stems(t)))
         return Draft(claims=[Claim(text=claim, sentences=[number, seen["pad"]])])
     pipe.models.drafter.enqueue(padded)
-    pipe.models.verifier.enqueue(blind_citing(), PASS)
+    pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered"
     assert result.claims[0][1] == [f"S{seen['real']}"], "only the sentence that holds the claim"

@@ -25,6 +25,15 @@ class Reply:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """Log-probabilities a model gives each option as its next token (nothing generated)."""
+
+    logprobs: list[float]
+    model: str
+    prompt_tokens: int | None = None  # tokens actually read: the prompt less its cached prefix
+
+
+@dataclass(frozen=True)
 class OcrResult:
     """An OCR draft of one page; partial when the model stopped early or failed midway."""
 
@@ -39,6 +48,17 @@ class ChatModel(Protocol):
     name: str
 
     def chat_json(self, messages: list[dict], schema: dict) -> Reply: ...
+
+
+class ChoiceModel(Protocol):
+    """A chat model that can score options by next-token log-probabilities (a capability:
+    runtimes that have it set `choice_logprobs`; the gate asks the others through chat_json)."""
+
+    name: str
+
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply: ...
+
+    def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]) -> Choice: ...
 
 
 class Embedder(Protocol):

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from citetutor.errors import ModelUnavailable
-from citetutor.models.base import OcrResult, Reply, normalise
+from citetutor.models.base import Choice, OcrResult, Reply, normalise
 
 MINILM_PACKAGE = "all_minilm_l6_v2"
 MINILM_DIR = "all-MiniLM-L6-v2"
@@ -187,6 +187,55 @@ class LlamaChat:
         text = strict_json(result["choices"][0]["message"]["content"] or "")
         return Reply(text=text, model=self.name, prompt_tokens=usage.get("prompt_tokens"),
                      completion_tokens=usage.get("completion_tokens"))
+
+    def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]) -> Choice:
+        """Log-probabilities of each option as the next token after `answer_prefix`, in one forward pass.
+
+        Nothing is generated: the options are read from the logits, so a judge costs the tokens
+        that differ from the previous call's prompt (its evidence prefix stays in the KV cache).
+        """
+        import llama_cpp
+
+        with self._lock:
+            llama = self._load()
+            tokens = chat_tokens(llama, messages) + llama.tokenize(
+                answer_prefix.encode(), add_bos=False, special=False)
+            reused = _eval_reusing_prefix(llama, tokens)
+            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llama.ctx, -1),
+                                           shape=(llama.n_vocab(),)).astype(np.float64)
+            logprobs = logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+            firsts = [llama.tokenize(o.encode(), add_bos=False, special=False)[0] for o in options]
+        return Choice([float(logprobs[t]) for t in firsts], model=self.name,
+                      prompt_tokens=len(tokens) - reused)
+
+
+def chat_tokens(llama, messages: list[dict]) -> list[int]:
+    """The prompt tokens `create_chat_completion` would send for `messages`, assistant turn open."""
+    from llama_cpp import llama_chat_format
+
+    if llama.chat_format == "chat_template.default":
+        eos, bos = llama.token_eos(), llama.token_bos()
+        formatter = llama_chat_format.Jinja2ChatFormatter(
+            template=llama.metadata["tokenizer.chat_template"],
+            eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
+            bos_token=llama._model.token_get_text(bos) if bos != -1 else "", stop_token_ids=[eos])
+    else:  # a built-in format llama-cpp-python guessed from the template, e.g. "chatml"
+        formatter = getattr(llama_chat_format, "format_" + llama.chat_format.replace("-", "_"))
+    result = formatter(messages=messages)  # type: ignore[arg-type]
+    return llama.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
+
+
+def _eval_reusing_prefix(llama, tokens: list[int]) -> int:
+    """Evaluate `tokens`, keeping the KV cache of the prefix they share with the last call."""
+    shared = 0
+    for cached, new in zip(llama._input_ids, tokens):
+        if cached != new:
+            break
+        shared += 1
+    shared = min(shared, len(tokens) - 1)  # the last token is always run, for fresh logits
+    llama.n_tokens = shared if shared > 0 and llama._ctx.kv_cache_seq_rm(-1, shared, -1) else 0
+    llama.eval(tokens[llama.n_tokens:])
+    return shared if llama.n_tokens else 0
 
 
 # --- embeddings: all-MiniLM-L6-v2 as a numpy BERT -----------------------------------------

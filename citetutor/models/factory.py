@@ -27,6 +27,8 @@ class ModelSet:
     label: str
     # The runtime's own health check, when its adapters own one: () -> [(role, model, ok, message)].
     check: Callable[[], list[tuple[str, str, bool, str]]] | None = None
+    # Who judges meaning (meaning.py); the verifier unless the runtime measured a better judge.
+    judge: ChatModel | None = None
 
 
 def build_models(settings: Settings) -> ModelSet:
@@ -99,13 +101,18 @@ def _embedded(settings: Settings) -> ModelSet:
 
     cache = settings.data_dir / "models"
     # Two instances with their own weights: the blind solve really runs while the draft is written.
+    drafter = LlamaChat(QWEN_1_5B, cache)
     models = ModelSet(
-        drafter=LlamaChat(QWEN_1_5B, cache),
+        drafter=drafter,
         verifier=LlamaChat(QWEN_0_5B, cache),
         embedder=MiniLMEmbedder(cache),
         ocr=TesseractOcr(timeout_s=settings.request_timeout_s),
         runtime="embedded",
         label=EMBEDDED_LABEL,
+        # The 0.5B verifier picked "A" in both orders on every claim/foil pair tried; the 1.5B
+        # picked the true statement in both orders. It judges on its own draft's KV cache, and
+        # only which of two given statements the cited sentences state, never its own answer.
+        judge=drafter,
     )
     return replace(models, check=lambda: _embedded_health(models))
 

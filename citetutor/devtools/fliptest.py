@@ -1,0 +1,165 @@
+"""The flip test: code-made wrong drafts from correct ones, through the real checks and models.
+
+For each supported question the real drafter writes a draft; a draft the answer key grades
+correct is kept. From its first claim code makes wrong twins: a swapped sign or antonym, an
+inserted or removed negation, a changed number, a swapped subject, and a neighbouring
+sentence's statement under the same citations. Each goes through the gate's checks (code
+checks, blind agreement, meaning judge) with the real verifier's blind solve, as a scripted
+draft would. Reported: the share of wrong drafts caught, per kind, and the share of the
+correct drafts rejected. A benchmark, never a test: it needs the real models.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from citetutor import tutor
+from citetutor.checks import Rejected, guard
+from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet
+from citetutor.evidence import Sentence, stems
+from citetutor.foils import antonym_flips, number_flips
+from citetutor.retrieval import Scope
+from citetutor.schemas import BlindSolve, Claim, Draft
+
+KINDS = ("sign", "negation", "number", "subject", "neighbour")
+_NEGATION = re.compile(r"\b(not|no|never|cannot)\b|n't\b", re.IGNORECASE)
+
+
+@dataclass
+class Trial:
+    """One draft through the checks: its kind ("correct" or a flip), and what stopped it."""
+
+    question: str
+    kind: str
+    claim: str
+    reason: str = ""  # the rejection code, "" when it passed
+    seconds: float = 0.0
+
+
+@dataclass
+class FlipReport:
+    """All trials of one question set."""
+
+    name: str
+    trials: list[Trial] = field(default_factory=list)
+    no_correct_draft: list[str] = field(default_factory=list)
+
+    def rate(self, kind: str) -> tuple[int, int]:
+        """(stopped, made) for a flip kind; for "correct", (rejected, made)."""
+        made = [t for t in self.trials if t.kind == kind]
+        return sum(bool(t.reason) for t in made), len(made)
+
+
+def flips(claim: str, sentences: list[Sentence], cited: list[int]) -> dict[str, str]:
+    """The wrong twins of `claim` that code can make, at most one per kind."""
+    made: dict[str, str] = {}
+    for foil in antonym_flips(claim):
+        kind = "negation" if len(_NEGATION.findall(foil)) != len(_NEGATION.findall(claim)) else "sign"
+        made.setdefault(kind, foil)
+    if number := number_flips(claim):
+        made["number"] = number[0]
+    if swapped := _swapped_subject(claim, sentences, cited):
+        made["subject"] = swapped
+    neighbour = next((s for s in sentences if s.number not in cited and s.number > min(cited)), None)
+    if neighbour is not None:
+        made["neighbour"] = neighbour.text[:240]
+    return made
+
+
+def _swapped_subject(claim: str, sentences: list[Sentence], cited: list[int]) -> str:
+    """The claim with its first content word replaced by a content word of an uncited sentence."""
+    words = re.findall(r"[A-Za-z]{5,}", claim)
+    held = set(stems(claim))
+    if not words:
+        return ""
+    for sentence in sentences:
+        if sentence.number in cited:
+            continue
+        other = next((w for w in re.findall(r"[A-Za-z]{5,}", sentence.text)
+                      if stems(w) and stems(w)[0] not in held), None)
+        if other:
+            return re.sub(rf"\b{re.escape(words[0])}\b", other.lower(), claim, count=1)
+    return ""
+
+
+def run_flips(pipe, qset: QuestionSet, on_trial=lambda t: None) -> FlipReport:
+    """Ingest the set's PDF, draft each supported question, and send its flips through the checks."""
+    subject = pipe.create_subject(qset.subject)
+    pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
+    gate, report = pipe.gate, FlipReport(qset.name)
+    for case in qset.cases:
+        if case.kind != SUPPORTED:
+            continue
+        with gate.tracer.request("fliptest", subject) as trace:
+            found = tutor.retrieve(gate, trace, case.question, Scope(subject))
+            sentences, _ = tutor.number_sentences(gate, trace, case.question, found)
+            try:
+                draft = tutor.write_draft(gate, trace, case.question, sentences,
+                                          "hint" if case.mode == "hint" else "explain", "", "", 1,
+                                          lambda s, a: None)
+            except Rejected:
+                draft = None
+            pages = sorted({s.hit.page_no for s in sentences if draft and any(
+                s.number in c.sentences for c in draft.claims)})
+            if draft is None or case.grade(draft.answer, pages) != CORRECT:
+                report.no_correct_draft.append(case.question)
+                trace.finish("refused", None, 1)
+                continue
+            solved = tutor.solve_blind(gate, trace, case.question, sentences)
+            trials = [("correct", draft)] + [
+                (kind, _with_first_claim(draft, text))
+                for kind, text in flips(draft.claims[0].text, sentences, draft.claims[0].sentences).items()]
+            for kind, candidate in trials:
+                trial = _try(gate, trace, case.question, case.mode, sentences, candidate, solved, kind)
+                report.trials.append(trial)
+                on_trial(trial)
+            trace.finish("answered", None, 1)
+    return report
+
+
+def _with_first_claim(draft: Draft, text: str) -> Draft:
+    first = draft.claims[0]
+    return Draft(claims=[Claim(text=text, sentences=first.sentences), *draft.claims[1:]])
+
+
+def _try(gate, trace, question: str, mode: str, sentences: list[Sentence], draft: Draft,
+         solved: BlindSolve, kind: str) -> Trial:
+    """One draft through every check after drafting, as the tutor runs them."""
+    started = time.perf_counter()
+    reason = ""
+    try:
+        uncovered = guard(question, draft, sentences, gate.limits.min_claim_overlap,
+                          gate.limits.min_topic_relevance, mode)
+        if not solved.sentences:
+            raise Rejected("blind_unanswerable")
+        tutor.verify_draft(gate, trace, question, sentences, draft, solved, uncovered, 1)
+    except Rejected as rejection:
+        reason = str(rejection.code)
+    return Trial(question, kind, draft.claims[0].text, reason, time.perf_counter() - started)
+
+
+def trial_line(trial: Trial) -> str:
+    """One line per trial, for reading a run."""
+    verdict = f"stopped ({trial.reason})" if trial.reason else "PASSED"
+    if trial.kind == "correct":
+        verdict = f"REJECTED ({trial.reason})" if trial.reason else "passed"
+    return f"{trial.seconds:5.1f} s  {trial.kind:9} {verdict:30} {trial.claim[:110]}"
+
+
+def table(reports: list[FlipReport]) -> str:
+    """Catch rate per flip kind and the false-rejection rate of correct drafts, per set."""
+    head = "| set | correct drafts rejected | " + " | ".join(f"{k} caught" for k in KINDS) + " | all flips caught |"
+    rows = [head, "|" + "---|" * (len(KINDS) + 3)]
+    for r in reports:
+        cells = [_cell(*r.rate(k)) for k in KINDS]
+        caught = sum(r.rate(k)[0] for k in KINDS)
+        made = sum(r.rate(k)[1] for k in KINDS)
+        rows.append(f"| {r.name} | {_cell(*r.rate('correct'))} | " + " | ".join(cells)
+                    + f" | {_cell(caught, made)} |")
+    return "\n".join(rows)
+
+
+def _cell(hit: int, made: int) -> str:
+    return f"{hit}/{made} ({100 * hit / made:.0f}%)" if made else "—"

@@ -1,0 +1,85 @@
+"""Code-made wrong twins of a statement: the same words with the meaning flipped.
+
+The meaning check asks a judge which of a claim and its foil the cited sentences state; the
+flip test feeds foils of correct answers through the whole gate. Both need the same flips,
+so they live here: a swapped antonym (positive/negative, increases/decreases, more/less),
+an inserted or removed negation, a changed number.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each pair is swapped both ways; only whole words, keeping the first letter's case.
+ANTONYMS = (
+    ("positive", "negative"), ("increase", "decrease"), ("increases", "decreases"),
+    ("increased", "decreased"), ("increasing", "decreasing"), ("more", "less"),
+    ("larger", "smaller"), ("greater", "smaller"), ("higher", "lower"), ("rises", "falls"),
+    ("gain", "lose"), ("gains", "loses"), ("maximum", "minimum"), ("maximize", "minimize"),
+    ("above", "below"), ("before", "after"), ("inward", "outward"), ("toward", "away from"),
+    ("towards", "away from"), ("faster", "slower"), ("always", "never"), ("all", "no"),
+    ("same", "different"), ("constant", "changing"), ("reversible", "irreversible"),
+    ("spontaneous", "non-spontaneous"), ("spontaneously", "non-spontaneously"),
+    ("efficient", "inefficient"), ("inside", "outside"), ("first", "second"),
+    ("hot", "cold"), ("hotter", "colder"), ("heavier", "lighter"), ("upward", "downward"),
+    ("maker", "taker"), ("inherited", "not inherited"), ("can", "cannot"),
+    ("does", "does not"), ("do", "do not"), ("is", "is not"), ("are", "are not"),
+    ("will", "will not"),
+)
+AUXILIARY = frozenset({"is", "are", "do", "does", "can", "will", "has", "have"})
+_SWAP = {a: b for a, b in ANTONYMS} | {b: a for a, b in ANTONYMS if " " not in b}
+_NEGATED = {"is not": "is", "are not": "are", "does not": "does", "do not": "do", "cannot": "can",
+            "will not": "will", "isn't": "is", "aren't": "are", "doesn't": "does", "don't": "do",
+            "can't": "can", "won't": "will", "not inherited": "inherited",
+}
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+
+
+def _cased(replacement: str, original: str) -> str:
+    return replacement[:1].upper() + replacement[1:] if original[:1].isupper() else replacement
+
+
+def antonym_flips(text: str) -> list[str]:
+    """One foil per flippable word: that word swapped for its opposite, the rest unchanged."""
+    foils = []
+    for phrase, opposite in _NEGATED.items():  # removing a negation comes first: it is the sharpest flip
+        for m in re.finditer(rf"\b{re.escape(phrase)}\b", text, re.IGNORECASE):
+            foils.append(text[:m.start()] + _cased(opposite, m.group()) + text[m.end():])
+    negated_spans = [m.span() for p in _NEGATED for m in re.finditer(rf"\b{re.escape(p)}\b", text, re.I)]
+    content: list[str] = []
+    auxiliary: list[str] = []
+    for m in _WORD.finditer(text):
+        opposite = _SWAP.get(m.group().lower(), "")
+        if opposite and not any(a <= m.start() < b for a, b in negated_spans):
+            flipped = text[:m.start()] + _cased(opposite, m.group()) + text[m.end():]
+            (auxiliary if m.group().lower() in AUXILIARY else content).append(flipped)
+    # Then opposite content words ("positive" for "negative"); a plain "is not" last.
+    return list(dict.fromkeys(f for f in foils + content + auxiliary if f != text))
+
+
+def number_flips(text: str) -> list[str]:
+    """One foil per number: the number changed (doubled, or 1 for 0), the rest unchanged."""
+    foils = []
+    for m in _NUMBER.finditer(text):
+        value = float(m.group())
+        changed = "1" if value == 0 else (f"{value * 2:g}")
+        foils.append(text[:m.start()] + changed + text[m.end():])
+    return foils
+
+
+def foils_of(text: str, most: int = 2) -> list[str]:
+    """The sharpest meaning flips of `text`, at most `most` of them."""
+    return (antonym_flips(text) + number_flips(text))[:most]
+
+
+def polarity_conflict(one: str, other: str) -> bool:
+    """Whether two answers hold opposite words of one pair (one says 'positive', the other 'negative').
+
+    Shared words and close embeddings cannot tell a statement from its flip: "the entropy change
+    is positive" and "... negative" share every content word and embed at cosine ~0.95.
+    """
+    first, second = set(_WORD.findall(one.lower())), set(_WORD.findall(other.lower()))
+    pairs = [(a, b) for a, b in ANTONYMS if " " not in b and a not in AUXILIARY | {"all", "first"}]
+    return any((a in first and b in second and a not in second and b not in first)
+               or (b in first and a in second and b not in second and a not in first) for a, b in pairs)

@@ -1,0 +1,109 @@
+"""Checks of meaning: does a claim say what its cited sentences say, and not its flip?
+
+Word overlap cannot tell "the entropy change is positive" from "... negative", and it refuses a
+student's paraphrase. So a judge model picks which of two statements the cited sentences state,
+the claim or a code-made foil (foils.py), in both orders, read from next-token log-probabilities
+(no text generated). A claim with nothing to flip is asked plainly: do the sentences state it?
+The prompt starts like the draft's (system text, evidence, question), so an in-process judge
+reuses the drafter's KV cache and reads only the statements.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from citetutor import prompts
+from citetutor.evidence import Sentence, evidence_block
+from citetutor.foils import foils_of
+from citetutor.models.base import ChatModel, ask_structured
+
+_WORDS = re.compile(r"[a-z0-9']+")
+LETTERS = (" A", " B")
+YES_NO = (" Yes", " No")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """How firmly the cited sentences state a claim: the smallest log-odds over foils and orders."""
+
+    # Log-odds of the claim over its foil, averaged over both orders: the average cancels the
+    # judge's lean towards one letter (the 1.5B gave "A" about 1 nat more whatever it held).
+    # > 0: the claim won against every foil; <= 0: a foil (or "No") won.
+    margin: float
+    foil: str = ""  # the foil that came closest, if any
+    asked: int = 0  # judge passes made
+
+    @property
+    def holds(self) -> bool:
+        """Whether the claim won every comparison."""
+        return self.margin > 0
+
+
+class PickedStatement(BaseModel):
+    """A judge without log-probabilities names the statement the sentences state."""
+
+    statement: Literal["A", "B"] = Field(description="A or B: the statement the sentences state.")
+
+
+class StatedOrNot(BaseModel):
+    """A judge without log-probabilities says whether the sentences state the statement."""
+
+    stated: Literal["Yes", "No"] = Field(description="Yes if the sentences state the statement.")
+
+
+def judge_messages(sentences: list[Sentence], question: str, task: str) -> list[dict]:
+    """The drafter's system text, evidence and question, then the judge's task (shared KV prefix)."""
+    user = prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question, task=task)
+    return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
+
+
+def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
+                cited: list[int], words_held: bool = True) -> Judgement:
+    """Whether the cited sentences state `claim` (asked when their words do not hold it), and
+    state it rather than its flip (asked when code can flip it). The smaller margin decides."""
+    labels = " and ".join(f"S{n}" for n in cited)
+    by_number = {s.number: s for s in sentences}
+    quoted = " ".join(by_number[n].text for n in cited)
+    verdict = Judgement(float("inf"))
+    if not words_held or not foils_of(claim):
+        task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
+        yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
+                          YES_NO, StatedOrNot, "stated", ("Yes", "No"))
+        verdict = Judgement(yes - no, asked=1)
+        if not verdict.holds:
+            return verdict
+    for foil in _closest_foils(claim, quoted)[:1]:
+        margin = 0.0
+        for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
+            task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)
+            scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
+                             LETTERS, PickedStatement, "statement", ("A", "B"))
+            margin += (scores[claim_at] - scores[1 - claim_at]) / 2
+        verdict = Judgement(min(margin, verdict.margin), foil, verdict.asked + 2)
+    return verdict
+
+
+def _closest_foils(claim: str, cited: str) -> list[str]:
+    """The claim's foils, those holding more of the cited sentences' words first.
+
+    A flip back to the sentence's own word ("outward" -> "inward" where the sentence says
+    inward) is the comparison that matters; flipping a word the sentence never uses is not.
+    """
+    held = set(_WORDS.findall(cited.lower()))
+    return sorted(foils_of(claim, most=99), key=lambda f: -len(set(_WORDS.findall(f.lower())) & held))
+
+
+def _scores(judge: ChatModel, messages: list[dict], prefix: str, options: tuple[str, str],
+            schema: type[BaseModel], field: str, values: tuple[str, str]) -> tuple[float, float]:
+    """Log-probabilities of the two options; a judge without them answers in JSON (1 for its pick)."""
+    scorer = getattr(judge, "choice_logprobs", None)
+    if scorer is not None:
+        first, second = scorer(messages, prefix, list(options)).logprobs
+        return first, second
+    picked, _ = ask_structured(judge, messages, schema)
+    chosen = getattr(picked, field)
+    return (1.0, 0.0) if chosen == values[0] else (0.0, 1.0)
