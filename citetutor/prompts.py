@@ -19,6 +19,7 @@ DRAFT_MODE = {
 }
 
 DRAFT_USER = "Evidence:\n{evidence}\n\nQuestion: {question}\n{task}"
+DRAFT_PARTS = "\nThe question has these parts; answer each in its own claim:\n{parts}"
 DRAFT_NOTES = "\nLearner notes (wording only): {notes}"
 DRAFT_RETRY = "\nYour previous answer was rejected: {feedback}"
 

@@ -17,6 +17,7 @@ from citetutor.evidence import Sentence, evidence_block, number_evidence, senten
 from citetutor.foils import foils_of
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.meaning import judge_claim
+from citetutor.parts import question_parts, uncovered_parts
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
 from citetutor.states import Reason
@@ -52,6 +53,7 @@ class TutorAnswer:
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
     form: Literal["checked", "quote"] = "checked"  # model wording that passed, or the notes' own words
+    missing_parts: list[str] = field(default_factory=list)  # parts of the question the notes do not cover
 
 
 def answer(gate: Gate, question: str, scope: Scope, mode: Mode = "explain",
@@ -109,18 +111,23 @@ def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mo
     if cached:
         return answer_from_fields(cached)
     on_stage("blind_solve", 0)  # called here: UI callbacks must run on the caller's thread
+    parts = question_parts(question)
+    missing = uncovered_parts(gate.embedder, parts, sentences, gate.limits.min_sentence_relevance)
+    covered = [p for p in parts if p not in missing] if len(parts) > 1 else []
     deadline = time.monotonic() + gate.question_deadline_s
     pool = ThreadPoolExecutor(max_workers=1)
     try:
         blind = pool.submit(solve_blind, gate, trace, question, sentences)
         if not gate.parallel_blind_solve:
             _wait(blind, deadline)
-        result = _attempts(gate, trace, question, sentences, mode, notes, blind, on_stage, deadline)
+        result = _attempts(gate, trace, question, sentences, mode, notes, blind, on_stage, deadline,
+                           covered)
     except Rejected as late:  # only the deadline escapes the attempts
         result = _refuse([late.code], 0)
     finally:
         pool.shutdown(wait=False)  # past the deadline, a still-running blind solve is abandoned
     if result.status == "answered":
+        result.missing_parts = missing
         answer_cache.keep(gate.store, key, result)
     return result
 
@@ -205,7 +212,7 @@ def _wait(blind: Future, deadline: float) -> BlindSolve:
 
 
 def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
-              blind: Future, on_stage: StageCallback, deadline: float) -> TutorAnswer:
+              blind: Future, on_stage: StageCallback, deadline: float, parts: list[str]) -> TutorAnswer:
     """Up to max_attempts drafts, each retried with the previous rejection reason, in time;
     then the sentences drafter and blind solver agreed on, verbatim, or a refusal."""
     reasons: list[str] = []
@@ -218,7 +225,8 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             return _refuse(reasons, attempt - 1)
         draft = None
         try:
-            draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage)
+            draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage,
+                                parts)
             if draft in rejected:
                 # Every check depends only on the draft, so a repeat fails again; and its
                 # feedback would be the same, so greedy decoding would repeat it once more.
@@ -301,7 +309,8 @@ def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAn
 
 
 def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
-           feedback: str, attempt: int, on_stage: StageCallback) -> Draft:
+                feedback: str, attempt: int, on_stage: StageCallback, parts: tuple[str, ...] | list[str] = ()
+                ) -> Draft:
     """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection.
 
     A retry appends what was wrong to the same request. (Showing the rejected draft back as
@@ -310,6 +319,8 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
     on_stage("draft", attempt)
     user = prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question,
                                      task=prompts.DRAFT_MODE[mode])
+    if parts:  # a multi-part question: one claim per part the notes cover
+        user += prompts.DRAFT_PARTS.format(parts="\n".join(f"{i}) {p}" for i, p in enumerate(parts, 1)))
     if notes.strip():
         user += prompts.DRAFT_NOTES.format(notes=notes.strip())
     if feedback:

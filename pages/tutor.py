@@ -40,7 +40,13 @@ def show_turn(turn) -> None:
             st.caption(f"Read as a follow-up: searched for “{turn.searched}”")
     with st.chat_message("assistant"):
         cached = any(s["name"] == "cache" and s.get("outcome") == "hit" for s in result.spans)
-        if result.status == "answered":
+        if result.status == "answered" and result.form == "quote":
+            st.caption("The tutor's own wording could not be verified, so here is what your notes "
+                       "say, word for word (both models chose these sentences):")
+            st.markdown("\n\n".join(f"> {text}" for text, _ in result.claims))
+            citation_chips(result.citations, key=key)
+            st.caption(":green[quoted from your notes]" + (" · served from the cache" if cached else ""))
+        elif result.status == "answered":
             st.markdown(result.text)
             citation_chips(result.citations, key=key)
             st.caption(f":green[verified] · {result.attempts} attempt(s)"
@@ -52,6 +58,9 @@ def show_turn(turn) -> None:
                 st.caption("Closest pages (not an answer):")
                 citation_chips(result.nearby, key=key, icon=":material/search:")
             st.caption(":orange[not shown]")
+        if result.status == "answered" and result.missing_parts:
+            st.caption("Your notes do not cover this part of the question: "
+                       + "; ".join(f"“{part}”" for part in result.missing_parts))
         open_citation_viewer(pipeline, key)
         with st.expander(f"Timings · {total_seconds(result.spans):.1f} s"):
             timing_panel(result.spans)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from citetutor.config import Settings
 from citetutor.pipeline import Pipeline
-from tests.helpers import PASS, as_json, blind_citing, quoting_draft
+from tests.fakes import judge_reply
+from tests.helpers import as_json, blind_citing, quoting_draft
 from tests.ollama_server import FakeOllama
 
 CALL_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
@@ -37,7 +38,6 @@ def run(server: FakeOllama, parallel: bool, repeats: int = 5) -> list[float]:
     for i in range(repeats):
         server.enqueue_chat("gemma3:4b", slow(as_json(quoting_draft("12 N"))))
         server.enqueue_chat("qwen2.5:3b", slow(as_json(blind_citing("12 N"))))
-        server.enqueue_chat("qwen2.5:3b", slow(lambda b: PASS.model_dump_json()))
         started = time.perf_counter()
         result = pipe.ask(f"What net force pushes the 3.0 kg cart? ({i})", subject)
         assert result.status == "answered", result.reasons
@@ -47,6 +47,7 @@ def run(server: FakeOllama, parallel: bool, repeats: int = 5) -> list[float]:
 
 if __name__ == "__main__":
     server = FakeOllama({"gemma3:4b", "qwen2.5:3b", "nomic-embed-text"}).start()
+    server.judge = slow(judge_reply)  # meaning checks take a model call each, like the rest
     try:
         both: dict[bool, list[float]] = {True: [], False: []}
         for parallel in (True, False, True, False):  # interleaved, so drift hits both

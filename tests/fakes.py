@@ -79,6 +79,13 @@ def judge_reply(body: dict) -> str:
     return '{"statement": "%s"}' % ("A" if scores.logprobs[0] >= scores.logprobs[1] else "B")
 
 
+def _found(pattern: str, text: str) -> str:
+    """The first group of `pattern` in a judge prompt; a prompt without it fails the test."""
+    match = re.search(pattern, text)
+    assert match, f"the judge prompt lost {pattern!r}: {text[:200]}"
+    return match.group(1)
+
+
 class OverlapJudge:
     """A meaning judge for tests: prefers the statement whose words the quoted sentences hold.
 
@@ -100,15 +107,15 @@ class OverlapJudge:
         task = messages[-1]["content"].split("Task: do not answer the question.")[-1]
         self.calls.append(task)
         self.history.append(messages)
-        quoted = set(re.findall(r"\w+", re.search(r'says: "(.*)"', task).group(1).lower()))
+        quoted = set(re.findall(r"\w+", _found(r'says: "(.*)"', task).lower()))
         def held(statement: str) -> float:
             words = re.findall(r"\w+", statement.lower())
             return (sum(w in quoted for w in words) / max(len(words), 1)) - 10 * self.wrong(statement)
         if options[0].strip() == "Yes":
-            claim = re.search(r"Statement: (.*)", task).group(1)
+            claim = _found(r"Statement: (.*)", task)
             yes = held(claim) >= 0.5
             return Choice([0.0, -2.0] if yes else [-2.0, 0.0], self.name)
-        a, b = (re.search(rf"^{x}: (.*)$", task, re.MULTILINE).group(1) for x in "AB")
+        a, b = (_found(rf"(?m)^{x}: (.*)$", task) for x in "AB")
         return Choice([held(a), held(b)], self.name)
 
 

@@ -210,19 +210,47 @@ def test_real_qwen_verifier_answers_in_schema_from_numbered_sentences(model_cach
 
 @needs_llama
 @pytest.mark.slow
+def test_choice_logprobs_reads_two_options_and_reuses_the_previous_calls_prefix(model_cache):
+    """The judge's forward pass: finite log-probabilities, and only the new tokens are read."""
+    chat = LlamaChat(QWEN_0_5B, model_cache)
+    evidence = "[S1] Heat does not flow spontaneously from a cold body to a hotter body."
+    first = [{"role": "system", "content": prompts.DRAFT_SYSTEM},
+             {"role": "user", "content": prompts.DRAFT_USER.format(
+                 evidence=evidence, question="Can heat go from cold to hot?", task="Task: answer.")}]
+    ask_structured(chat, first, BlindSolve)
+    task = prompts.JUDGE_CHOICE.format(labels="S1", cited=evidence[5:], a="It does not.", b="It does.")
+    judged = [first[0], {"role": "user", "content": prompts.DRAFT_USER.format(
+        evidence=evidence, question="Can heat go from cold to hot?", task=task)}]
+    choice = chat.choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
+    assert len(choice.logprobs) == 2 and all(-50 < lp <= 0 for lp in choice.logprobs)
+    full = len(chat._load().tokenize(str(judged).encode()))
+    assert 0 < choice.prompt_tokens < full / 2, "the system text and evidence came from the KV cache"
+    again = chat.choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
+    assert again.logprobs == pytest.approx(choice.logprobs, abs=1e-3) and again.prompt_tokens == 1
+
+
+@needs_llama
+@pytest.mark.slow
 def test_lazy_grammar_writes_what_the_stock_grammar_sampler_writes(model_cache):
     """Checking only the chosen token gives the same greedy JSON, and the grammar still binds."""
     from llama_cpp import Llama
+    from pydantic import BaseModel, Field
 
     from citetutor.models.lazy_grammar import LazyGrammarLlama
-    from citetutor.schemas import support_verdict_for
+
+    class Flag(BaseModel):
+        supported: bool
+
+    class TwoFlags(BaseModel):  # a fixed-length list: small models pad it unless the grammar binds
+        verdicts: list[Flag] = Field(min_length=2, max_length=2)
+        answers_question: bool
     path = str(assembled_gguf(QWEN_0_5B, model_cache))
     messages = [{"role": "system", "content": prompts.VERIFY_SYSTEM},
                 {"role": "user", "content": prompts.VERIFY_USER.format(
                     evidence="[S1] Any radial inward acceleration is called centripetal acceleration.",
                     task="Claims:\n1. It points inward. cites S1\n2. It is zero. cites S1\n"
                          "Task: judge each claim.")}]
-    schema = {"type": "json_object", "schema": support_verdict_for(2).model_json_schema()}
+    schema = {"type": "json_object", "schema": TwoFlags.model_json_schema()}
     texts = []
     for cls in (Llama, LazyGrammarLlama):
         llama = cls(model_path=path, n_ctx=1024, n_threads=2, verbose=False)
@@ -230,7 +258,7 @@ def test_lazy_grammar_writes_what_the_stock_grammar_sampler_writes(model_cache):
                                              response_format=schema)
         texts.append(reply["choices"][0]["message"]["content"])
     assert texts[0] == texts[1]
-    assert len(support_verdict_for(2).model_validate_json(texts[1]).verdicts) == 2
+    assert len(TwoFlags.model_validate_json(texts[1]).verdicts) == 2
     assert llama._sampler.fallbacks > 0, "the model's first choice broke the grammar and was overruled"
 
 

@@ -1,0 +1,74 @@
+"""Foils, question parts and the meaning judge's arithmetic, with scripted judges."""
+
+from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict
+from citetutor.meaning import judge_claim
+from citetutor.models.base import Choice
+from citetutor.parts import question_parts, uncovered_parts
+from tests.fakes import HashEmbedder, OverlapJudge
+from tests.test_gate_agreement import _numbered
+
+SIGN = "Melting requires heat, so the entropy of transition is positive."
+
+
+def test_foils_flip_one_word_each_and_the_sharpest_first():
+    assert antonym_flips("Heat does not flow spontaneously from a cold body.")[0] == \
+        "Heat does flow spontaneously from a cold body."
+    assert "Melting requires heat, so the entropy of transition is negative." in foils_of(SIGN)
+    assert foils_of("A monopolist is a price maker.")[0] == "A monopolist is a price taker."
+    assert number_flips("Measure tails after 100 generations.") == ["Measure tails after 200 generations."]
+    assert foils_of("Photosynthesis uses light.") == []
+
+
+def test_opposite_words_are_a_conflict_but_shared_ones_are_not():
+    assert polarity_conflict("The change is positive.", "It comes out negative.")
+    assert not polarity_conflict("It is positive, not negative.", "The change is positive.")
+    assert not polarity_conflict("Heat flows from hot to cold.", "Not from cold to hot.")
+
+
+class LeaningJudge:
+    """A judge that gives "A" a head start of `lean` nats, as the 1.5B does, over a true view."""
+
+    name = "test:leaning"
+
+    def __init__(self, truth: str, lean: float):
+        self.truth, self.lean = truth, lean
+
+    def chat_json(self, messages, schema):
+        raise AssertionError("scores from log-probabilities")
+
+    def choice_logprobs(self, messages, prefix, options):
+        task = messages[-1]["content"]
+        a = task.split("\nA: ")[1].split("\n")[0]
+        truth_at_a = a == self.truth
+        return Choice([self.lean + (1.0 if truth_at_a else 0.0), 0.0 if truth_at_a else 1.0], self.name)
+
+
+def test_averaging_both_orders_cancels_a_judge_leaning_to_one_letter():
+    sentences = _numbered("Melting a substance requires heat, so the entropy of transition is positive.")
+    leaning = LeaningJudge(truth=SIGN, lean=2.0)  # "A" wins in both orders when read alone
+    assert judge_claim(leaning, sentences, "Why?", SIGN, [1]).holds
+    flipped = SIGN.replace("positive", "negative")
+    verdict = judge_claim(leaning, sentences, "Why?", flipped, [1])
+    assert not verdict.holds and verdict.foil == SIGN and verdict.asked == 2
+
+
+def test_a_claim_in_other_words_is_asked_whether_it_is_stated_before_its_flip():
+    judge = OverlapJudge()
+    sentences = _numbered("Melting a substance requires heat.")
+    verdict = judge_claim(judge, sentences, "Why?", "Sunlight makes sugar in leaves.", [1], words_held=False)
+    assert not verdict.holds and verdict.asked == 1 and "Statement: Sunlight" in judge.calls[0]
+
+
+def test_a_multi_part_question_splits_where_a_new_question_starts():
+    assert question_parts("Why are monopolies bad for society overall, and is there a deadweight loss?") \
+        == ["Why are monopolies bad for society overall", "is there a deadweight loss?"]
+    assert question_parts("If I work out every day, will my kids end up stronger? Why or why not?") \
+        == ["If I work out every day, will my kids end up stronger? Why or why not?"]
+    assert question_parts("When and where is a static array used?") == ["When and where is a static array used?"]
+
+
+def test_a_part_no_sentence_is_close_to_is_reported_as_not_covered():
+    sentences = _numbered("A monopoly creates a deadweight loss because it produces too little.")
+    parts = ["why is there a deadweight loss from a monopoly", "who painted the mona lisa"]
+    assert uncovered_parts(HashEmbedder(), parts, sentences, 0.5) == ["who painted the mona lisa"]
+    assert uncovered_parts(HashEmbedder(), parts[:1], sentences, 0.5) == []
