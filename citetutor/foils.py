@@ -17,7 +17,7 @@ ANTONYMS = (
     ("larger", "smaller"), ("greater", "smaller"), ("higher", "lower"), ("rises", "falls"),
     ("gain", "lose"), ("gains", "loses"), ("maximum", "minimum"), ("maximize", "minimize"),
     ("above", "below"), ("before", "after"), ("inward", "outward"), ("toward", "away from"),
-    ("towards", "away from"), ("faster", "slower"), ("always", "never"), ("all", "no"),
+    ("towards", "away from"), ("faster", "slower"), ("always", "never"),
     ("same", "different"), ("constant", "changing"), ("reversible", "irreversible"),
     ("spontaneous", "non-spontaneous"), ("spontaneously", "non-spontaneously"),
     ("efficient", "inefficient"), ("inside", "outside"), ("first", "second"),
@@ -80,6 +80,6 @@ def polarity_conflict(one: str, other: str) -> bool:
     is positive" and "... negative" share every content word and embed at cosine ~0.95.
     """
     first, second = set(_WORD.findall(one.lower())), set(_WORD.findall(other.lower()))
-    pairs = [(a, b) for a, b in ANTONYMS if " " not in b and a not in AUXILIARY | {"all", "first"}]
+    pairs = [(a, b) for a, b in ANTONYMS if " " not in b and a not in AUXILIARY | {"first"}]
     return any((a in first and b in second and a not in second and b not in first)
                or (b in first and a in second and b not in second and a not in first) for a, b in pairs)

@@ -36,6 +36,7 @@ class Judgement:
     margin: float
     foil: str = ""  # the foil that came closest, if any
     asked: int = 0  # judge passes made
+    stated: float | None = None  # log-odds of "Yes" over "No", when asked whether it is stated
 
     @property
     def holds(self) -> bool:
@@ -73,7 +74,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
         yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
                           YES_NO, StatedOrNot, "stated", ("Yes", "No"))
-        verdict = Judgement(yes - no, asked=1)
+        verdict = Judgement(yes - no, asked=1, stated=yes - no)
         if not verdict.holds:
             return verdict
     for foil in _closest_foils(claim, quoted)[:1]:
@@ -83,7 +84,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
             scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
                              LETTERS, PickedStatement, "statement", ("A", "B"))
             margin += (scores[claim_at] - scores[1 - claim_at]) / 2
-        verdict = Judgement(min(margin, verdict.margin), foil, verdict.asked + 2)
+        verdict = Judgement(min(margin, verdict.margin), foil, verdict.asked + 2, verdict.stated)
     return verdict
 
 

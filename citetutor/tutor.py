@@ -16,7 +16,7 @@ from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
 from citetutor.foils import foils_of
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
-from citetutor.meaning import judge_claim
+from citetutor.meaning import Judgement, judge_claim
 from citetutor.parts import question_parts, uncovered_parts
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -233,8 +233,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
                 break
-            uncovered = guard(question, draft, sentences, gate.limits.min_claim_overlap,
-                              gate.limits.min_topic_relevance, mode)
+            uncovered = guard(question, draft, sentences, gate.limits.min_topic_relevance, mode)
             try:
                 solved = _wait(blind, deadline)
             except Rejected:
@@ -259,15 +258,17 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
 
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
                  solved: BlindSolve, uncovered: list[int], attempt: int,
-                 on_stage: StageCallback = ignore_stage) -> None:
+                 on_stage: StageCallback = ignore_stage, seen: list[Judgement] | None = None) -> None:
     """After the code checks: agreement with the blind solve, then each claim's meaning."""
     agrees_with_blind(gate.embedder, question, draft, solved)
-    check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage)
+    check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
 
 
 def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
-                  uncovered: list[int], attempt: int, on_stage: StageCallback) -> None:
-    """Each claim the words cannot vouch for, or that has a flip, goes to the meaning judge."""
+                  uncovered: list[int], attempt: int, on_stage: StageCallback,
+                  seen: list[Judgement] | None = None) -> None:
+    """Each claim the words cannot vouch for, or that has a flip, goes to the meaning judge
+    (`seen` collects its judgements, for the flip test)."""
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
               if number in uncovered or foils_of(claim.text)]
     if not judged:
@@ -283,6 +284,8 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
                                   words_held=number not in uncovered)
             span.record(outcome="ok" if verdict.holds else "rejected",
                         reason=None if verdict.holds else reason)
+        if seen is not None:
+            seen.append(verdict)
         if not verdict.holds:
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
 

@@ -175,7 +175,7 @@ def test_a_flipped_word_whose_opposite_the_sentence_holds_is_rejected(pipe):
     pipe.models.drafter.enqueue(flipped, quoting_draft())
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "answered" and result.reasons == ["unsupported_claim"]
+    assert result.status == "answered" and result.reasons == ["uncovered_claim"]
     assert "outward" not in result.text
     # The judge compared the claim with its code-made foil (the sentence's own word) both ways.
     choices = [t for t in pipe.models.judge.calls if "Which statement" in t]

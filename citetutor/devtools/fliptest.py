@@ -36,6 +36,8 @@ class Trial:
     claim: str
     reason: str = ""  # the rejection code, "" when it passed
     seconds: float = 0.0
+    judged: list = field(default_factory=list)  # the judge's Judgements, for calibration
+    blind: str = ""
 
 
 @dataclass
@@ -62,9 +64,11 @@ def flips(claim: str, sentences: list[Sentence], cited: list[int]) -> dict[str, 
         made["number"] = number[0]
     if swapped := _swapped_subject(claim, sentences, cited):
         made["subject"] = swapped
-    neighbour = next((s for s in sentences if s.number not in cited and s.number > min(cited)), None)
-    if neighbour is not None:
-        made["neighbour"] = neighbour.text[:240]
+    # A neighbouring sentence's statement about something else: of the uncited sentences, the
+    # one furthest from the question (the next one often says the same thing again).
+    others = [s for s in sentences if s.number not in cited]
+    if others:
+        made["neighbour"] = min(others, key=lambda s: s.cosine).text[:240]
     return made
 
 
@@ -128,16 +132,16 @@ def _try(gate, trace, question: str, mode: str, sentences: list[Sentence], draft
          solved: BlindSolve, kind: str) -> Trial:
     """One draft through every check after drafting, as the tutor runs them."""
     started = time.perf_counter()
-    reason = ""
+    reason, seen = "", []  # type: tuple[str, list]
     try:
-        uncovered = guard(question, draft, sentences, gate.limits.min_claim_overlap,
-                          gate.limits.min_topic_relevance, mode)
+        uncovered = guard(question, draft, sentences, gate.limits.min_topic_relevance, mode)
         if not solved.sentences:
             raise Rejected("blind_unanswerable")
-        tutor.verify_draft(gate, trace, question, sentences, draft, solved, uncovered, 1)
+        tutor.verify_draft(gate, trace, question, sentences, draft, solved, uncovered, 1, seen=seen)
     except Rejected as rejection:
         reason = str(rejection.code)
-    return Trial(question, kind, draft.claims[0].text, reason, time.perf_counter() - started)
+    return Trial(question, kind, draft.claims[0].text, reason, time.perf_counter() - started, seen,
+                 f"{solved.answer[:80]} {solved.sentences}")
 
 
 def trial_line(trial: Trial) -> str:
@@ -145,7 +149,10 @@ def trial_line(trial: Trial) -> str:
     verdict = f"stopped ({trial.reason})" if trial.reason else "PASSED"
     if trial.kind == "correct":
         verdict = f"REJECTED ({trial.reason})" if trial.reason else "passed"
-    return f"{trial.seconds:5.1f} s  {trial.kind:9} {verdict:30} {trial.claim[:110]}"
+    margins = " ".join(f"[{'stated %+.2f ' % j.stated if j.stated is not None else ''}"
+                       f"{'flip %+.2f' % j.margin if j.foil else ''}]" for j in trial.judged)
+    line = f"{trial.seconds:5.1f} s  {trial.kind:9} {verdict:30} {margins:24} {trial.claim[:100]}"
+    return line + (f"\n           blind: {trial.blind}" if trial.reason == "blind_disagrees" else "")
 
 
 def table(reports: list[FlipReport]) -> str:
