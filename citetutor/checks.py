@@ -88,7 +88,7 @@ def same_meaning(embedder: Embedder, reference: str, other: str, question: str =
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_topic: float,
-          mode: str) -> list[int]:
+          mode: str, embedder: Embedder | None = None) -> list[int]:
     """Code checks no model can talk its way past: IDs, numbers, topic, value.
 
     Returns the claims (numbered from 1) with a new word the cited sentences do not hold. A
@@ -103,6 +103,8 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_topic: flo
         if not covers(new_words(claim.text, question), claim.sentences, sentences, 1.0):
             uncovered.append(number)
         _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
+    if embedder is not None:
+        _guard_closer_elsewhere(embedder, draft, sentences)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
     _guard_topic(question, cited, min_topic)
     cited_text = " ".join(s.text for s in cited)
@@ -131,6 +133,25 @@ def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[S
     words = unfounded(claim.text, new, cited)[:6]
     said = f"says {', '.join(words)}, which {cites} do not say." if words else f"is not what {cites} say."
     return f"Claim {number} {said}{hint}"
+
+
+# A claim this much closer in meaning (cosine) to an uncited sentence than to its own is that
+# sentence's statement under the wrong citation.
+CLOSER_ELSEWHERE = 0.1
+
+
+def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Sentence]) -> None:
+    """Each claim must be closest in meaning to a sentence it cites, not to another one."""
+    vectors = embedder.embed([*(c.text for c in draft.claims), *(s.text for s in sentences)])
+    claims, evidence = vectors[:len(draft.claims)], vectors[len(draft.claims):]
+    for number, (claim, vector) in enumerate(zip(draft.claims, claims), start=1):
+        closeness = evidence @ vector
+        own = max(float(closeness[i]) for i, s in enumerate(sentences) if s.number in claim.sentences)
+        best = max(range(len(sentences)), key=lambda i: float(closeness[i]))
+        if sentences[best].number not in claim.sentences and float(closeness[best]) > own + CLOSER_ELSEWHERE:
+            raise Rejected(Reason.UNCOVERED_CLAIM,
+                           f"Claim {number} is what {sentences[best].label} says, not what "
+                           f"{', '.join(f'S{n}' for n in claim.sentences)} say.")
 
 
 def _guard_numbers(number: int, claim: str, cited: str) -> None:

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.evidence import Sentence, evidence_block
 from citetutor.foils import foils_of
 from citetutor.models.base import ChatModel, ask_structured
+from citetutor.schemas import PickedStatement, StatedOrNot
 
 _WORDS = re.compile(r"[a-z0-9']+")
 LETTERS = (" A", " B")
@@ -42,18 +42,6 @@ class Judgement:
     def holds(self) -> bool:
         """Whether the claim won every comparison."""
         return self.margin > 0
-
-
-class PickedStatement(BaseModel):
-    """A judge without log-probabilities names the statement the sentences state."""
-
-    statement: Literal["A", "B"] = Field(description="A or B: the statement the sentences state.")
-
-
-class StatedOrNot(BaseModel):
-    """A judge without log-probabilities says whether the sentences state the statement."""
-
-    stated: Literal["Yes", "No"] = Field(description="Yes if the sentences state the statement.")
 
 
 def judge_messages(sentences: list[Sentence], question: str, task: str) -> list[dict]:

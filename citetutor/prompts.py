@@ -45,12 +45,6 @@ BLIND_TASK = """Question: {question}
 Task: answer the question from the evidence alone, in one short sentence, and give the numbers
 of the sentences that state the answer."""
 
-SUPPORT_TASK = """Question: {question}
-The tutor's claims, each with the sentences it cites:
-{claims}
-Task: for each claim, say whether its cited sentences state it. Then say whether the claims
-answer the question that was asked."""
-
 VERIFY_USER = "Evidence:\n{evidence}\n\n{task}"
 
 QUIZ_SYSTEM = """You write one practice question for a student from numbered source sentences.

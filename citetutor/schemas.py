@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 # Small models fill fields in order, so every schema puts the answer or the reasoning before
 # any verdict flag, and no escape-hatch boolean leads an object (a verdict on text given in
@@ -44,34 +43,16 @@ class BlindSolve(BaseModel):
                                  description="Numbers of the sentences that state the answer.")
 
 
-class ClaimVerdict(BaseModel):
-    """The verifier's judgement of one claim against the sentences it cites.
+class PickedStatement(BaseModel):
+    """The meaning judge, when it has no log-probabilities, names the statement the sentences state."""
 
-    Only the flag: the claim and its sentences are in the prompt, so there is nothing for the
-    model to write first, and greedy decoding picks whichever of true/false it scores higher.
-    A written "why" (up to 80 characters) doubled the tokens the 0.5B verifier writes, cost
-    about 0.7 s per check on two cores and changed none of 24 verdicts on the eval drafts
-    (scripts/bench_support.py).
-    """
-
-    supported: bool = Field(description="True only if the cited sentences state the claim.")
+    statement: Literal["A", "B"] = Field(description="A or B: the statement the sentences state.")
 
 
-class SupportVerdict(BaseModel):
-    """The verifier's check of a draft: each claim, then whether the draft answers the question."""
+class StatedOrNot(BaseModel):
+    """A judge without log-probabilities says whether the sentences state the statement."""
 
-    verdicts: list[ClaimVerdict] = Field(min_length=1, max_length=MAX_CLAIMS,
-                                         description="One verdict per claim, in order.")
-    answers_question: bool = Field(description="True if the claims answer the question asked.")
-
-
-@lru_cache(maxsize=MAX_CLAIMS)
-def support_verdict_for(claims: int) -> type[SupportVerdict]:
-    """SupportVerdict with exactly one verdict per claim: small models otherwise pad the list."""
-    return create_model(
-        f"SupportVerdict{claims}", __base__=SupportVerdict,
-        verdicts=(list[ClaimVerdict], Field(min_length=claims, max_length=claims,
-                                            description="One verdict per claim, in order.")))
+    stated: Literal["Yes", "No"] = Field(description="Yes if the sentences state the statement.")
 
 
 class QuizCandidate(BaseModel):

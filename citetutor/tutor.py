@@ -233,7 +233,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
                 break
-            uncovered = guard(question, draft, sentences, gate.limits.min_topic_relevance, mode)
+            uncovered = guard(question, draft, sentences, gate.limits.min_topic_relevance, mode, gate.embedder)
             try:
                 solved = _wait(blind, deadline)
             except Rejected:
@@ -251,6 +251,11 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
             continue
         return _accept(question, draft, sentences, attempt, reasons)
+    if solved is None and rejected:  # every draft failed a code check before the blind solve was read
+        try:
+            solved = _wait(blind, deadline)
+        except Rejected:
+            reasons.append(Reason.DEADLINE)
     quote = _agreed_quote(sentences, rejected, solved, gate.limits.min_sentence_relevance)
     attempts = min(len(reasons), gate.limits.max_attempts)
     return _quoted(quote, attempts, reasons) if quote else _refuse(reasons, attempts)

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from citetutor.config import Settings
 from citetutor.models.embedded import QWEN_0_5B, QWEN_1_5B, assembled_gguf
 from citetutor.models.lazy_grammar import LazyGrammarLlama
-from citetutor.schemas import BlindSolve, Draft, support_verdict_for
+from citetutor.schemas import BlindSolve, Draft
 
 EVIDENCE = ("Evidence:\n[S1] Any radial inward acceleration is called centripetal acceleration.\n"
             "[S2] An object traveling in a circular orbit is always accelerating towards the center.\n"
@@ -28,8 +28,6 @@ CASES: list[tuple[type[BaseModel], str]] = [
     (Draft, "Question: What is centripetal acceleration?\nTask: write claims that cite sentence numbers."),
     (BlindSolve, "Question: What is the period?\nTask: answer in one short sentence and give the "
                  "numbers of the sentences that state the answer."),
-    (support_verdict_for(2), "Claims:\n1. Centripetal acceleration points inward. cites S1\n"
-                             "2. The period is one circle's time. cites S3\nTask: judge each claim."),
 ]
 
 

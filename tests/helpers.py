@@ -5,11 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from citetutor.config import Settings
-from citetutor.foils import foils_of
-from citetutor.meaning import PickedStatement, StatedOrNot
 from citetutor.models.factory import ModelSet
 from citetutor.pipeline import Pipeline
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -63,14 +59,6 @@ def blind_citing(word: str = "inward"):
         number, text = sentence_with(messages, word)
         return BlindSolve(answer=text[:150], sentences=[number])
     return reply
-
-
-def judge_accepting(claim: str, words_held: bool = True) -> list[BaseModel]:
-    """The JSON replies, in call order, of a judge without log-probabilities that accepts
-    `claim`: "Yes" when asked whether its sentences state it, then the claim in both orders."""
-    asked = [StatedOrNot(stated="Yes")] if not words_held or not foils_of(claim) else []
-    return asked + ([PickedStatement(statement="A"), PickedStatement(statement="B")]
-                    if foils_of(claim) else [])
 
 
 def as_json(reply):

@@ -113,7 +113,7 @@ def test_claim_citing_the_wrong_sentence_is_rejected_naming_the_sentence_with_it
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["uncovered_claim"]
     inward, text = sentence_with(pipe.models.drafter.history[0], "inward")
-    assert f'S{inward} says: "{text[:200]}"' in pipe.models.drafter.history[1][-1]["content"]
+    assert f"is what S{inward} says" in pipe.models.drafter.history[1][-1]["content"]
     assert result.claims[0][1] == [f"S{inward}"], "the drafter's own corrected citation"
 
 
@@ -196,7 +196,8 @@ def test_an_unsupported_claim_is_retried_with_the_sentences_it_misread_named(tmp
     assert result.status == "answered" and result.reasons == ["uncovered_claim"]
     number, _ = sentence_with(pipe.models.drafter.history[0], "inward")
     retry = pipe.models.drafter.history[1][-1]["content"]
-    assert f"which S{number} do not say" in retry, "code names what the judge found unstated"
+    named = f"which S{number} do not say" in retry or f"not what S{number} say" in retry
+    assert named, "code names the sentence the claim is not in"
 
 
 def test_a_paraphrase_the_judge_finds_stated_is_shown_though_its_words_differ(tmp_path):
