@@ -87,20 +87,26 @@ def same_meaning(embedder: Embedder, reference: str, other: str, question: str =
     return float(vectors[0] @ vectors[1]) >= MIN_SAME_MEANING
 
 
-def guard(question: str, draft: Draft, sentences: list[Sentence], min_topic: float,
-          mode: str, embedder: Embedder | None = None) -> list[int]:
+def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
+          min_topic: float, mode: str, embedder: Embedder | None = None) -> list[int]:
     """Code checks no model can talk its way past: IDs, numbers, topic, value.
 
-    Returns the claims (numbered from 1) with a new word the cited sentences do not hold. A
-    student's paraphrase is no reason to refuse, so those claims go to the meaning judge
-    instead of being rejected here; one swapped word is enough to ask ("the isolated change"
-    for "the entropy change"), and a claim whose words are all there may still flip them.
+    A claim whose new words its sentences mostly lack (below `min_overlap`) is rejected here.
+    Returns the claims (numbered from 1) with some new word the cited sentences do not hold: a
+    paraphrase goes to the meaning judge instead of being refused; one swapped word is enough
+    to ask ("the isolated change" for "the entropy change"), and a claim whose words are all
+    there may still flip them.
     """
     check_known([n for c in draft.claims for n in c.sentences], sentences)
     by_number = {s.number: s for s in sentences}
     uncovered = []
     for number, claim in enumerate(draft.claims, start=1):
-        if not covers(new_words(claim.text, question), claim.sentences, sentences, 1.0):
+        new = new_words(claim.text, question)
+        if not covers(new, claim.sentences, sentences, min_overlap):
+            # Mostly words from nowhere: the judge said "stated" to a made-up definition of
+            # price discrimination and to "Learner notes suggest ...", so no judge decides here.
+            raise Rejected(Reason.UNCOVERED_CLAIM, uncovered_detail(number, claim, question, sentences))
+        if not covers(new, claim.sentences, sentences, 1.0):
             uncovered.append(number)
         _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
     if embedder is not None:

@@ -233,7 +233,8 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
                 break
-            uncovered = guard(question, draft, sentences, gate.limits.min_topic_relevance, mode, gate.embedder)
+            uncovered = guard(question, draft, sentences, gate.limits.min_claim_overlap,
+                              gate.limits.min_topic_relevance, mode, gate.embedder)
             try:
                 solved = _wait(blind, deadline)
             except Rejected:

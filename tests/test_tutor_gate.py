@@ -113,7 +113,7 @@ def test_claim_citing_the_wrong_sentence_is_rejected_naming_the_sentence_with_it
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == ["uncovered_claim"]
     inward, text = sentence_with(pipe.models.drafter.history[0], "inward")
-    assert f"is what S{inward} says" in pipe.models.drafter.history[1][-1]["content"]
+    assert f"S{inward} says" in pipe.models.drafter.history[1][-1]["content"]
     assert result.claims[0][1] == [f"S{inward}"], "the drafter's own corrected citation"
 
 
@@ -201,7 +201,7 @@ def test_an_unsupported_claim_is_retried_with_the_sentences_it_misread_named(tmp
 
 
 def test_a_paraphrase_the_judge_finds_stated_is_shown_though_its_words_differ(tmp_path):
-    claim = "It always points toward the middle of the circle."
+    claim = "It always points towards the center of the circle."  # "always", "points": not in S
     judge = OverlapJudge()
 
     def agreeing(messages, prefix, options):  # "Yes", and the claim whichever letter it has
