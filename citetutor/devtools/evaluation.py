@@ -174,7 +174,7 @@ def stage_summary(spans: list[dict]) -> str:
 
 def table(reports: list[Report]) -> str:
     """The eval table, one row per question set, graded by content."""
-    head = ("| set | content-correct | wrong shown | incomplete | false refusals | of them quotes "
+    head = ("| set | content-correct | wrong shown | incomplete | false refusals | shown as quotes "
             "| unrelated refused | near-miss refused | median latency (supported) | gated / draft-only |")
     rows = [head, "|" + "---|" * 10]
     for r in reports:
