@@ -58,14 +58,15 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)
     verdict = Judgement(float("inf"))
-    if not words_held or not foils_of(claim):
+    foils = _closest_foils(claim, quoted)
+    if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
         yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
                           YES_NO, StatedOrNot, "stated", ("Yes", "No"))
         verdict = Judgement(yes - no, asked=1, stated=yes - no)
         if not verdict.holds:
             return verdict
-    for foil in _closest_foils(claim, quoted)[:1]:
+    for foil in foils[:1]:
         margin = 0.0
         for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
             task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)

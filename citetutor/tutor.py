@@ -258,8 +258,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
         except Rejected:
             reasons.append(Reason.DEADLINE)
     quote = _agreed_quote(sentences, rejected, solved, gate.limits.min_sentence_relevance)
-    attempts = min(len(reasons), gate.limits.max_attempts)
-    return _quoted(quote, attempts, reasons) if quote else _refuse(reasons, attempts)
+    return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
 
 
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
