@@ -166,7 +166,7 @@ def delete_document(store: Store, doc_id: str) -> None:
     with store.transaction() as cur:
         cur.execute("DELETE FROM embeddings WHERE chunk_id IN "
                     "(SELECT id FROM chunks WHERE doc_id = ?)", [doc_id])
-        for table in ("chunks", "pages", "quiz_items"):
+        for table in ("chunks", "pages", "quiz_items", "review_cards"):
             cur.execute(f"DELETE FROM {table} WHERE doc_id = ?", [doc_id])
         cur.execute("DELETE FROM documents WHERE id = ?", [doc_id])
         cur.execute("DELETE FROM answer_cache")  # cached answers may cite this document

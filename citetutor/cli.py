@@ -43,10 +43,21 @@ def cmd_ask(pipe: Pipeline, args) -> None:
 
 def cmd_quiz(pipe: Pipeline, args) -> None:
     """Make practice questions from a document's page range."""
-    result = pipe.quiz(args.doc_id, args.first, args.last, args.count)
-    for item in result.items:
-        print(f"- {item.candidate.stem} -> {item.key} (p. {item.pages})")
-    print(f"{len(result.items)} kept, {result.rejected_count} rejected: {result.rejected}")
+    def show(item) -> None:
+        print(f"- {item.candidate.kind}: {item.candidate.stem} -> {item.key} (p. {item.pages})", flush=True)
+    result = pipe.quiz(args.doc_id, args.first, args.last, args.count, on_item=show)
+    print(f"{len(result.items)} kept, {result.rejected_count} dropped: {result.rejected}")
+    if result.shortfall:
+        print(result.shortfall)
+
+
+def cmd_quiz_eval(pipe: Pipeline, args) -> None:
+    """Quizzes over page ranges of real PDFs; every kept item printed with the reader's verdict."""
+    from citetutor.devtools import quizeval
+    verdicts = quizeval.load_verdicts(Path(args.verdicts))
+    reports = quizeval.run_ranges(pipe, quizeval.load_plan(Path(args.ranges)),
+                                  lambda r: print(quizeval.range_lines(r, verdicts), flush=True))
+    print(quizeval.table(reports, verdicts))
 
 
 def cmd_eval(pipe: Pipeline, args) -> None:
@@ -129,6 +140,11 @@ def parser() -> argparse.ArgumentParser:
                           help="also time one unchecked draft per supported question, side by side")
     evaluate.add_argument("--untouched", action="store_true",
                           help="also run the held-out sets (once first, once last; never to tune)")
+    quiz_eval = sub.add_parser("quiz-eval", help="quizzes over page ranges of real PDFs (see evals/)")
+    quiz_eval.add_argument("ranges", nargs="?", default="evals/quiz-ranges.json",
+                           help="a quiz-range file naming question sets' PDFs and page ranges")
+    quiz_eval.add_argument("--verdicts", default="evals/quiz-verdicts.json",
+                           help="the reader's verdicts on kept items")
     flip = sub.add_parser("flip", help="flip test: wrong drafts made by code, through the real checks")
     flip.add_argument("sets", nargs="+", help="question-set JSON files, e.g. evals/*.json")
     flip.add_argument("--pdf", help="the PDF to use instead of the one the set names")
@@ -145,7 +161,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"ingest": cmd_ingest, "ask": cmd_ask, "quiz": cmd_quiz, "eval": cmd_eval, "health": cmd_health,
-            "bench": cmd_bench, "flip": cmd_flip}
+            "bench": cmd_bench, "flip": cmd_flip, "quiz-eval": cmd_quiz_eval}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,14 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings()
     models = None
     scratch = None
-    if args.command in ("bench", "eval", "flip"):
+    if args.command in ("bench", "eval", "flip", "quiz-eval"):
         # A fresh library for every run (no cached answers), inside the data dir beside the
         # learner's own; the models keep the learner's model cache so nothing is built twice.
         models = build_models(settings)
         scratch = settings.data_dir / args.command
         shutil.rmtree(scratch, ignore_errors=True)
         settings = settings.model_copy(update={"data_dir": scratch})
-    if args.command in ("eval", "flip"):
+    if args.command in ("eval", "flip", "quiz-eval"):
         scratch = None  # kept: the eval's library is there to look at afterwards
     try:
         COMMANDS[args.command](Pipeline(settings, models=models), args)

@@ -51,7 +51,9 @@ class Limits(BaseModel):
     max_upload_mb: int = Field(200, description="Largest PDF accepted, in megabytes.")
     max_pages: int = Field(2000, description="Largest page count accepted.")
     ocr_dpi: int = Field(150, description="Resolution of kept page images.")
-    quiz_candidates: int = Field(5, description="Quiz candidates drafted per request.")
+    quiz_candidates: int = Field(5, description="Quiz questions asked for by default.")
+    quiz_budget_s: float = Field(
+        300.0, description="Seconds a quiz keeps trying candidates before it shows what it has.")
 
 
 class SentrySettings(BaseModel):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from citetutor import catalog, chat, gate, library, quiz, scan, tracing, tutor
+from citetutor import catalog, chat, gate, library, marking, quiz, review, scan, tracing, tutor
 from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F401 - row types, for the UI
 from citetutor.chat import Turn
-from citetutor.checks import same_meaning
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, NotFound
 from citetutor.ingest import IngestResult, Progress, ingest_pdf, reembed_document
@@ -154,11 +154,29 @@ class Pipeline:
         return tutor.draft_only(self.gate, question, Scope(subject_id), mode)
 
     def quiz(self, doc_id: str, first_page: int, last_page: int, count: int = 5, kinds: str = "mixed",
-             on_stage: gate.StageCallback = gate.ignore_stage) -> QuizResult:
-        """Practice questions from a page range, through the quiz gate."""
+             on_stage: gate.StageCallback = gate.ignore_stage,
+             on_item: quiz.ItemCallback = lambda item: None, budget_s: float | None = None) -> QuizResult:
+        """Practice questions from a page range, through the quiz gate; each kept one joins the
+        subject's review deck and is handed to `on_item` as soon as it passes."""
         doc = self.document(doc_id)
         scope = Scope(doc["subject_id"], (doc_id,), (first_page, last_page))
-        return quiz.make_quiz(self.gate, doc_id, scope, count, kinds, on_stage)
+
+        def kept(item: QuizItem) -> None:
+            review.add(self.store, item, doc["subject_id"], doc_id)
+            on_item(item)
+        return quiz.make_quiz(self.gate, doc_id, scope, count, kinds, on_stage, kept, budget_s)
+
+    def due_cards(self, subject_id: int) -> list[review.DueCard]:
+        """The subject's review questions that are due now."""
+        return review.due(self.store, subject_id)
+
+    def deck_counts(self, subject_id: int) -> tuple[int, int]:
+        """(due now, in the deck) for a subject's review deck."""
+        return review.counts(self.store, subject_id)
+
+    def record_review(self, item_id: str, right: bool) -> datetime:
+        """Schedule a reviewed card; returns when it is due next."""
+        return review.record(self.store, item_id, right)
 
     def health(self) -> list[tuple[str, str, bool, str]]:
         """(role, model, ok, message) for each model role of the runtime in use."""
@@ -172,12 +190,17 @@ class Pipeline:
     def quiz_sources(self, doc_id: str, item: QuizItem) -> list[tutor.Citation]:
         """The pages a kept quiz item rests on, as citations the viewer can open."""
         title = self.document(doc_id)["title"]
-        return [tutor.Citation("", doc_id, title, page, " … ".join(item.quotes), "[]") for page in item.pages]
+        boxes = item.boxes or ["[]"] * len(item.pages)
+        return [tutor.Citation("", doc_id, title, page, " … ".join(item.quotes), page_boxes)
+                for page, page_boxes in zip(item.pages, boxes)]
 
-    def check_answer(self, item: QuizItem, answer: str) -> bool:
-        """Whether a learner's short answer says what the key says (shared words or meaning)."""
-        return bool(answer.strip()) and same_meaning(self.models.embedder, item.key, answer,
-                                                     item.candidate.stem)
+    def check_answer(self, item: QuizItem, answer: str) -> marking.Mark:
+        """Whether a learner's typed answer says what the key says: a blank by its term (case,
+        plural and spelling slips allowed), a short answer by the meaning judge."""
+        if item.candidate.kind == "cloze":
+            right = marking.same_term(answer, item.key)
+            return marking.Mark(right, "That is the word in the notes." if right else "The notes say otherwise.")
+        return marking.mark_short(self.gate.meaning_judge, item.candidate.stem, item.key, item.quotes, answer)
 
     def export_quiz(self, items: list[QuizItem], source: str, kind: str) -> bytes:
         """Kept items as 'csv' or 'apkg' (an Anki deck) bytes."""

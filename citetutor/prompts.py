@@ -48,21 +48,21 @@ of the sentences that state the answer."""
 VERIFY_USER = "Evidence:\n{evidence}\n\n{task}"
 
 QUIZ_SYSTEM = """You write one practice question for a student from numbered source sentences.
-Give the stem (a real question), the kind, for multiple choice four options and the 0-based
-answer_index of the right one, the answer_text in the words of the sentence, and the numbers
+Ask about what the sentence states (a fact, a definition, a cause), never about the text itself.
+Give the stem (a real question), the answer_text in a few words of the sentence, and the numbers
 of the sentences that state the answer (for [S3] write 3). Reply with JSON."""
 
-QUIZ_USER = "Source sentences:\n{evidence}\n\nWrite one {kind} question whose answer [{label}] states."
-QUIZ_KINDS = {"mcq": "multiple-choice", "short": "short-answer"}
+QUIZ_USER = "Source sentences:\n{evidence}\n\nWrite one short-answer question whose answer [{label}] states."
+QUIZ_FEEDBACK: dict[str, str] = {
+    Reason.SCHEMA_INVALID: "Your reply did not match the JSON schema.",
+    Reason.UNKNOWN_SENTENCE: "You cited a sentence number that is not in the list.",
+    Reason.UNCOVERED_CLAIM: "Write the answer_text with words copied from the sentence.",
+    Reason.ABOUT_THE_TEXT: "Ask about a fact the sentence states, not about the text or its topic.",
+}
 
 QUIZ_BLIND_TASK = """Question: {question}
 Task: answer the question from the evidence alone, in a few words, give the numbers of the
 sentences that state the answer, and for multiple choice the 0-based number of the option."""
-
-KEY_SUPPORT_TASK = """Question: {question}
-Proposed answer: {key}
-Sentences it cites: {cited}
-Task: say what those sentences state about the answer, then whether they state it."""
 
 REJECTION_FEEDBACK: dict[str, str] = {
     Reason.SCHEMA_INVALID: "Your reply did not match the JSON schema.",

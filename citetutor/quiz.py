@@ -1,22 +1,45 @@
-"""The quiz gate: a question is kept only if a solver that never sees the key gets it right."""
+"""The quiz gate: a question is kept only if a solver that never sees the key gets it right.
+
+Three kinds of card. A cloze blanks a key term or value of one source sentence and a multiple
+choice offers that blank with distractors code draws from the same range (cloze.py): their key
+is the notes' own words. A short answer is drafted by the model and its key judged against the
+sentences it cites. Candidates are tried across the range until the count asked for is kept or
+the time budget runs out, and each kept item is handed over as soon as it passes.
+"""
 
 from __future__ import annotations
 
 import json
+import re
+import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
-from citetutor import catalog, prompts
+from citetutor import catalog, cloze, prompts
 from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
 from citetutor.errors import InputError
-from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order
+from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
+from citetutor.marking import same_term
+from citetutor.meaning import judge_claim
 from citetutor.retrieval import Hit, Scope
-from citetutor.schemas import QUIZ_SCHEMAS, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
+from citetutor.schemas import QuizBlindAnswer, QuizCandidate, QuizShort
 from citetutor.states import Reason
 
-MAX_SOURCE_CHUNKS = 8
-MAX_SOURCE_SENTENCES = 24
+MAX_SOURCE_CHUNKS = 12
+MAX_SOURCE_SENTENCES = 40
+# A short answer is drafted from its sentence and this many on each side, not the whole range:
+# the 1.5B reads ~30 prompt tokens a second here, and the judge after it cannot share its cache.
+SHORT_CONTEXT = 4
+KINDS = ("cloze", "mcq", "short")
+# Stems about the document rather than what it states ("What is the main topic of the passage?").
+_ABOUT_THE_TEXT = re.compile(r"\b(passage|text|document|author|slide|lecture|these notes|the notes|"
+                             r"main (topic|idea|point)|this section)\b", re.IGNORECASE)
+# A short answer is retried once with the reason, as the tutor does; these reasons can improve.
+_RETRIED = {Reason.SCHEMA_INVALID, Reason.UNCOVERED_CLAIM, Reason.UNKNOWN_SENTENCE, Reason.ABOUT_THE_TEXT}
+
+ItemCallback = Callable[["QuizItem"], None]
 
 
 @dataclass
@@ -27,6 +50,7 @@ class QuizItem:
     candidate: QuizCandidate
     pages: list[int]
     quotes: list[str] = field(default_factory=list)
+    boxes: list[str] = field(default_factory=list)  # JSON line boxes per page, for highlights
 
     @property
     def key(self) -> str:
@@ -36,39 +60,74 @@ class QuizItem:
 
 @dataclass
 class QuizResult:
-    """Accepted items and why the others were dropped."""
+    """Accepted items, why the others were dropped, and why the search stopped."""
 
     items: list[QuizItem] = field(default_factory=list)
     rejected: dict[str, int] = field(default_factory=dict)
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
+    asked: int = 0
+    tried: int = 0
+    stopped: str = ""  # "budget": time ran out; "exhausted": no sentence left to try; "": count met
+    budget_s: float = 0.0
+    dropped: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, code, detail), for the eval
 
-    def reject(self, code: str) -> None:
+    def reject(self, code: str, kind: str = "", detail: str = "") -> None:
         """Count one candidate the gate dropped, by reason."""
         self.rejected[code] = self.rejected.get(code, 0) + 1
+        self.dropped.append((kind, code, detail))
 
     @property
     def rejected_count(self) -> int:
         """How many candidates the gate dropped."""
         return sum(self.rejected.values())
 
+    @property
+    def shortfall(self) -> str:
+        """Why fewer than asked were kept, in a learner's words; "" when the count was met."""
+        if len(self.items) >= self.asked:
+            return ""
+        found = f"Found {len(self.items)} of {self.asked} after trying {self.tried} candidates"
+        if self.stopped == "budget":
+            return f"{found}: the {self.budget_s:.0f} s budget ran out. Ask again for more."
+        return (f"{found}: every sentence of these pages was tried. Pages of formulas, figures or "
+                "lists give few questions; try a wider range.")
+
 
 def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str = "mixed",
-              on_stage: StageCallback = ignore_stage) -> QuizResult:
-    """Draft `count` candidates from the page range and keep those that pass every check."""
+              on_stage: StageCallback = ignore_stage, on_item: ItemCallback = lambda item: None,
+              budget_s: float | None = None, clock: Callable[[], float] = time.monotonic) -> QuizResult:
+    """Try candidates across the page range until `count` pass every check or time runs out."""
     if scope.pages is None or scope.pages[0] > scope.pages[1]:
         raise InputError("Choose a page range whose first page is not after its last page.")
     sources = number_in_order(_source_chunks(gate, doc_id, scope), MAX_SOURCE_SENTENCES)
-    result = QuizResult()
+    terms = cloze.range_terms([s.text for s in sources])
+    budget = gate.limits.quiz_budget_s if budget_s is None else budget_s
+    result = QuizResult(asked=count, budget_s=budget)
+    deadline = clock() + budget
+    used: set[str] = set()
     with gate.tracer.request("quiz", scope.subject_id) as trace:
-        candidates = _draft_candidates(gate, trace, sources, count, kinds, on_stage)
-        for number, candidate in enumerate(candidates, start=1):
-            if candidate is None:
-                result.reject(Reason.SCHEMA_INVALID)
+        for number, (kind, focus) in enumerate(_plan(sources, kinds), start=1):
+            if len(result.items) >= count:
+                break
+            if number > 1 and clock() > deadline:  # at least one candidate, whatever the budget
+                result.stopped = "budget"
+                break
+            result.tried = number
+            attempt = _Attempt(gate, trace, sources, scope, number, on_stage)
+            try:
+                item, cited = attempt.run(kind, focus, terms, used)
+            except Rejected as rejection:
+                trace_rejection(trace, rejection.code, number)
+                result.reject(rejection.code, kind, rejection.detail)
                 continue
-            on_stage("check", number)
-            _check_one(gate, trace, candidate, sources, scope, number, doc_id, result)
-        trace.finish("answered" if result.items else "refused", None, len(candidates))
+            used.add(item.answer_text.lower())
+            kept = _store_item(gate, trace.id, doc_id, item, cited)
+            result.items.append(kept)
+            on_item(kept)
+        else:
+            result.stopped = "exhausted" if len(result.items) < count else ""
+        trace.finish("answered" if result.items else "refused", None, result.tried)
     result.request_id, result.spans = trace.id, trace.spans
     return result
 
@@ -84,123 +143,199 @@ def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     return rows[::step][:MAX_SOURCE_CHUNKS]
 
 
-def _draft_candidates(gate: Gate, trace, sources: list[Sentence], count: int, kinds: str,
-                      on_stage: StageCallback) -> list[QuizCandidate | None]:
-    """One candidate per call, each about its own source sentence; None where one was malformed.
-
-    Small models asked for a whole batch degenerate (stems like "S1", no options, cut off at
-    the token limit); one question about one named sentence they write well, and every call
-    shares the same prompt prefix, so the evidence is read once.
-    """
-    evidence = evidence_block(sources)
-    candidates = []
-    for number, focus in enumerate(_focus_sentences(sources, count)):
-        kind = kinds if kinds in ("mcq", "short") else ("mcq", "short")[number % 2]
-        user = prompts.QUIZ_USER.format(evidence=evidence, label=focus.label,
-                                        kind=prompts.QUIZ_KINDS[kind])
-        messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM}, {"role": "user", "content": user}]
-        on_stage("draft", number + 1)
-        try:
-            candidates.append(traced_call(gate.drafter, trace, "quiz_draft", messages,
-                                          QUIZ_SCHEMAS[kind], number + 1))
-        except Rejected:
-            candidates.append(None)  # counted as a rejection; the other questions still come
-    return candidates
+def _plan(sources: list[Sentence], kinds: str) -> list[tuple[str, Sentence]]:
+    """Every prose sentence once, spread over the range (first, middle, last, ...), each with
+    the next kind in turn: more candidates than asked, so a dropped one is replaced."""
+    wordy = [s for s in sources if _mostly_words(s.text)]
+    order = _spread(wordy)
+    cycle = KINDS if kinds not in KINDS else (kinds,)
+    return [(cycle[i % len(cycle)], sentence) for i, sentence in enumerate(order)]
 
 
-def _focus_sentences(sources: list[Sentence], count: int) -> list[Sentence]:
-    """Up to `count` sentences spread over the range, preferring ones written in words."""
-    wordy = [s for s in sources if _mostly_words(s.text)] or sources
-    if len(wordy) <= count:
-        return wordy
-    return [wordy[i * len(wordy) // count] for i in range(count)]
+def _window(sources: list[Sentence], focus: Sentence, each_side: int) -> list[Sentence]:
+    """The focus sentence with its neighbours in reading order."""
+    at = sources.index(focus)
+    return sources[max(0, at - each_side):at + each_side + 1]
+
+
+def _spread(items: list[Sentence]) -> list[Sentence]:
+    """Items in an order that visits the whole range early: halves, then quarters, ..."""
+    order: list[int] = []
+    step = len(items)
+    while step >= 1 and len(order) < len(items):
+        for i in range(0, len(items), step):
+            if i not in order:
+                order.append(i)
+        step //= 2
+    return [items[i] for i in order]
 
 
 def _mostly_words(text: str) -> bool:
     """Prose, not a formula or a table: at least eight tokens, most of them words."""
     tokens = text.split()
-    return len(tokens) >= 8 and sum(t.isalpha() for t in tokens) >= 0.6 * len(tokens)
+    leaders = "....." in text  # a table of contents
+    return not leaders and len(tokens) >= 8 and sum(t.isalpha() for t in tokens) >= 0.6 * len(tokens)
 
 
-def _check_one(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence], scope: Scope,
-               number: int, doc_id: str, result: QuizResult) -> None:
-    """Run one candidate through the gate and file it as accepted or rejected."""
-    try:
-        cited = _check_structure(item, sources, gate.limits.min_claim_overlap)
-        evidence = _re_retrieve(gate, trace, item, scope, number)
-        _blind_check(gate, trace, item, evidence, number)
-        _key_support(gate, trace, item, sources, cited, number)
-    except Rejected as rejection:
-        trace_rejection(trace, rejection.code, number)
-        result.reject(rejection.code)
-        return
-    result.items.append(_store_item(gate, trace.id, doc_id, item, cited))
+@dataclass
+class _Attempt:
+    """One candidate's way through the gate (numbered for traces and progress)."""
+
+    gate: Gate
+    trace: object
+    sources: list[Sentence]
+    scope: Scope
+    number: int
+    on_stage: StageCallback
+
+    def run(self, kind: str, focus: Sentence, terms: cloze.RangeTerms,
+            used: set[str]) -> tuple[QuizCandidate, list[Sentence]]:
+        """Build the candidate, then check it; raises Rejected with the reason it failed."""
+        self.on_stage("draft", self.number)
+        if kind == "short":
+            return self._short(focus, _window(self.sources, focus, SHORT_CONTEXT))
+        card = cloze.blank_in(focus.text, terms, used)
+        if card is None:
+            raise Rejected(Reason.NO_BLANK)
+        item = _mcq_item(card, focus, terms) if kind == "mcq" else _cloze_item(card, focus)
+        self.on_stage("check", self.number)
+        self._blind_fill(item, focus)
+        return item, [focus]
+
+    def _short(self, focus: Sentence, context: list[Sentence]) -> tuple[QuizCandidate, list[Sentence]]:
+        """A drafted short answer, retried once with the reason when the reason can help."""
+        feedback = ""
+        for retry in (False, True):
+            try:
+                item = self._draft_short(focus, context, feedback)
+                self.on_stage("check", self.number)
+                cited = self._check_short(item, context)
+                return item, cited
+            except Rejected as rejection:
+                if retry or rejection.code not in _RETRIED:
+                    raise
+                trace_rejection(self.trace, rejection.code, self.number)
+                feedback = prompts.QUIZ_FEEDBACK.get(rejection.code, "")
+        raise AssertionError("unreachable")
+
+    def _draft_short(self, focus: Sentence, context: list[Sentence], feedback: str) -> QuizCandidate:
+        """The drafter writes one short-answer question whose answer `focus` states."""
+        user = prompts.QUIZ_USER.format(evidence=evidence_block(context), label=focus.label)
+        if feedback:
+            user += prompts.DRAFT_RETRY.format(feedback=feedback)
+        messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM}, {"role": "user", "content": user}]
+        drafted = traced_call(self.gate.drafter, self.trace, "quiz_draft", messages, QuizShort, self.number)
+        return QuizCandidate(kind="short", **drafted.model_dump())
+
+    def _check_short(self, item: QuizCandidate, context: list[Sentence]) -> list[Sentence]:
+        """Known sentences, a stem about what the notes state, a key in its sentences' words, a
+        blind solver reaching the same answer, and a judge finding the key stated."""
+        check_known(item.sentences, context)
+        if _ABOUT_THE_TEXT.search(item.stem):
+            raise Rejected(Reason.ABOUT_THE_TEXT)
+        if not covers(new_words(item.answer_text, item.stem), item.sentences, context,
+                      self.gate.limits.min_claim_overlap):
+            raise Rejected(Reason.UNCOVERED_CLAIM, item.answer_text)
+        evidence = self._re_retrieve(item.stem)
+        solved = self._solve(item.stem, evidence)
+        if not same_meaning(self.gate.embedder, item.answer_text, solved.answer_text, item.stem):
+            raise Rejected(Reason.ANSWER_MISMATCH, f"{item.stem} key {item.answer_text!r}, "
+                           f"solver {solved.answer_text!r}")
+        with self.trace.span("support_check", model=self.gate.meaning_judge.name,  # type: ignore[attr-defined]
+                             attempt=self.number) as span:
+            verdict = judge_claim(self.gate.meaning_judge, context, item.stem, item.answer_text,
+                                  item.sentences)
+            span.record(outcome="ok" if verdict.holds else "rejected")
+        if not verdict.holds:
+            raise Rejected(Reason.KEY_UNSUPPORTED, f"{item.stem} key {item.answer_text!r}")
+        return [s for s in context if s.number in item.sentences]
+
+    def _blind_fill(self, item: QuizCandidate, focus: Sentence) -> None:
+        """The solver fills the blank (or picks an option) from the notes without the source
+        sentence, so it never sees the key; its answer must be the key."""
+        query = item.stem.replace(cloze.BLANK, " ")
+        evidence = [s for s in self._re_retrieve(query) if not _same_sentence(s.text, focus.text)]
+        evidence = [replace(s, number=n) for n, s in enumerate(evidence, start=1)]
+        if not evidence:
+            raise Rejected(Reason.BLIND_UNANSWERABLE)
+        options = "".join(f"\n{i}. {o}" for i, o in enumerate(item.options))
+        solved = self._solve(item.stem + options, evidence)
+        said = f"{item.stem} key {item.answer_text!r}, solver {solved.answer_text!r} ({solved.choice_index})"
+        if item.kind == "mcq":
+            # The option it names in words counts first: small models number options loosely.
+            named = [i for i, o in enumerate(item.options) if same_term(solved.answer_text, o)]
+            picked = named[0] if len(named) == 1 else solved.choice_index
+            if picked != item.answer_index:
+                raise Rejected(Reason.KEY_MISMATCH, said)
+        elif not same_term(solved.answer_text, item.answer_text):
+            raise Rejected(Reason.ANSWER_MISMATCH, said)
+
+    def _re_retrieve(self, query: str) -> list[Sentence]:
+        """Find evidence again from the question alone, as a student's search would."""
+        with self.trace.span("retrieve", attempt=self.number) as span:  # type: ignore[attr-defined]
+            found = self.gate.search(query, self.scope)
+            span.record(outcome="ok" if found.supported else "rejected")
+        if not found.supported:
+            raise Rejected(Reason.BLIND_UNANSWERABLE)
+        return number_evidence(found.hits, query, self.gate.embedder, self.gate.limits.evidence_sentences)
+
+    def _solve(self, question: str, evidence: list[Sentence]) -> QuizBlindAnswer:
+        """The verifier answers from the evidence, never shown the key."""
+        task = prompts.QUIZ_BLIND_TASK.format(question=question)
+        solved = traced_call(self.gate.verifier, self.trace, "blind_solve", verify_messages(evidence, task),
+                             QuizBlindAnswer, self.number)
+        if not solved.answer_text.strip() and solved.choice_index is None:
+            raise Rejected(Reason.BLIND_UNANSWERABLE)
+        return solved
+
+
+def _cloze_item(card: cloze.Cloze, focus: Sentence) -> QuizCandidate:
+    """A fill-in-the-blank card citing its own sentence."""
+    return QuizCandidate(stem=f"Fill in the blank: {card.stem}", kind="cloze", answer_text=card.key,
+                         sentences=[focus.number])
+
+
+def _mcq_item(card: cloze.Cloze, focus: Sentence, terms: cloze.RangeTerms) -> QuizCandidate:
+    """The blank with three distractors of the key's kind from the same range."""
+    wrong = cloze.distractors(card, terms, seed=focus.text)
+    if not wrong:
+        raise Rejected(Reason.NO_DISTRACTORS)
+    key = card.key if card.value or card.key.isupper() else card.key.lower()
+    options = sorted([key, *wrong], key=lambda o: (len(o) * 7919 + sum(map(ord, o))) % 101)
+    return QuizCandidate(stem=f"Which completes the sentence? {card.stem}", kind="mcq", options=options,
+                         answer_index=options.index(key), answer_text=key, sentences=[focus.number])
+
+
+def _same_sentence(a: str, b: str) -> bool:
+    """Whether two evidence sentences are one sentence cut a little differently."""
+    wa, wb = set(a.lower().split()), set(b.lower().split())
+    return len(wa & wb) >= 0.8 * min(len(wa), len(wb))
 
 
 def key_of(item: QuizCandidate) -> str:
-    """The keyed option of an MCQ, else the short answer."""
+    """The keyed option of an MCQ, else the answer text."""
     if item.kind == "mcq" and item.answer_index is not None:
         return item.options[item.answer_index]
     return item.answer_text
 
 
-def _check_structure(item: QuizCandidate, sources: list[Sentence], min_overlap: float) -> list[Sentence]:
-    """MCQ sense, known sentence numbers, and a key made of its cited sentences' words."""
-    if item.kind == "mcq" and (len(item.options) < 3 or item.answer_index is None
-                               or not 0 <= item.answer_index < len(item.options)):
-        raise Rejected(Reason.SCHEMA_INVALID)
-    check_known(item.sentences, sources)
-    if not covers(new_words(key_of(item), item.stem), item.sentences, sources, min_overlap):
-        raise Rejected(Reason.UNCOVERED_CLAIM)
-    return [s for s in sources if s.number in item.sentences]
-
-
-def _re_retrieve(gate: Gate, trace, item: QuizCandidate, scope: Scope,
-                 number: int) -> list[Sentence]:
-    """Find evidence again from the stem and options alone, as a student's search would."""
-    query = " ".join([item.stem, *item.options])
-    with trace.span("retrieve", attempt=number) as span:
-        found = gate.search(query, scope)
-        span.record(outcome="ok" if found.supported else "rejected")
-    if not found.supported:
-        raise Rejected(Reason.BLIND_UNANSWERABLE)
-    return number_evidence(found.hits, item.stem, gate.embedder, gate.limits.evidence_sentences)
-
-
-def _blind_check(gate: Gate, trace, item: QuizCandidate, evidence: list[Sentence], number: int) -> None:
-    """The verifier answers without the key or its sentences; its answer must match the key."""
-    options = "".join(f"\n{i}. {o}" for i, o in enumerate(item.options))
-    task = prompts.QUIZ_BLIND_TASK.format(question=item.stem + options)
-    solved = traced_call(gate.verifier, trace, "blind_solve", verify_messages(evidence, task),
-                         QuizBlindAnswer, number)
-    if not solved.answer_text.strip() and solved.choice_index is None:
-        raise Rejected(Reason.BLIND_UNANSWERABLE)
-    if item.kind == "mcq":
-        if solved.choice_index != item.answer_index:
-            raise Rejected(Reason.KEY_MISMATCH)
-        return
-    if not same_meaning(gate.embedder, item.answer_text, solved.answer_text, item.stem):
-        raise Rejected(Reason.ANSWER_MISMATCH)
-
-
-def _key_support(gate: Gate, trace, item: QuizCandidate, sources: list[Sentence],
-                 cited: list[Sentence], number: int) -> None:
-    """The verifier reads the key beside the sentences it cites."""
-    task = prompts.KEY_SUPPORT_TASK.format(question=item.stem, key=key_of(item),
-                                           cited=" ".join(f"[{s.label}] {s.text}" for s in cited))
-    verdict = traced_call(gate.verifier, trace, "support_check", verify_messages(sources, task),
-                          KeySupportVerdict, number)
-    if not verdict.supported:
-        raise Rejected(Reason.KEY_UNSUPPORTED)
+def item_from_json(item_id: str, item_json: str) -> QuizItem:
+    """A stored item back as the page shows it."""
+    data = json.loads(item_json)
+    extra = {name: data.pop(name, []) for name in ("pages", "quotes", "boxes")}
+    return QuizItem(item_id, QuizCandidate(**data), extra["pages"], extra["quotes"], extra["boxes"])
 
 
 def _store_item(gate: Gate, request_id: str, doc_id: str, item: QuizCandidate,
                 cited: list[Sentence]) -> QuizItem:
     """Keep an accepted item so the learner can come back to it."""
-    stored = QuizItem(uuid.uuid4().hex[:12], item, sorted({s.hit.page_no for s in cited}),
-                      [s.text for s in cited])
+    pages = sorted({s.hit.page_no for s in cited})
+    boxes = [json.dumps([b for s in cited if s.hit.page_no == page for b in sentence_boxes(s)])
+             for page in pages]
+    stored = QuizItem(uuid.uuid4().hex[:12], item, pages, [s.text for s in cited], boxes)
     gate.store.execute("INSERT INTO quiz_items (id, request_id, doc_id, item_json) VALUES (?, ?, ?, ?)",
                        [stored.id, request_id, doc_id,
-                        json.dumps({**item.model_dump(), "pages": stored.pages, "quotes": stored.quotes})],
+                        json.dumps({**item.model_dump(), "pages": pages, "quotes": stored.quotes,
+                                    "boxes": boxes})],
                        library=False)
     return stored

@@ -58,8 +58,9 @@ class StatedOrNot(BaseModel):
 class QuizCandidate(BaseModel):
     """One practice question drafted from numbered source sentences."""
 
-    stem: str = Field(min_length=1, max_length=240, description="The question.")
-    kind: Literal["mcq", "short"] = Field(description="Multiple choice or short answer.")
+    stem: str = Field(min_length=1, max_length=400, description="The question.")
+    kind: Literal["cloze", "mcq", "short"] = Field(description="Fill in the blank, multiple choice "
+                                                    "or short answer.")
     options: list[Annotated[str, Field(max_length=120)]] = Field(
         default_factory=list, max_length=4, description="Four MCQ options; empty for short answer.")
     answer_index: int | None = Field(default=None, description="0-based index of the MCQ key.")
@@ -68,22 +69,13 @@ class QuizCandidate(BaseModel):
                                  description="Numbers of the source sentences that state the answer.")
 
 
-class QuizMcq(QuizCandidate):
-    """A multiple-choice candidate: options and key are required (small models skip optional ones)."""
+class QuizShort(BaseModel):
+    """What the drafter writes for a short-answer question: no field it has no use for."""
 
-    kind: Literal["mcq"] = Field(description="Multiple choice.")
-    options: list[Annotated[str, Field(max_length=120)]] = Field(
-        min_length=3, max_length=4, description="Four options, one of them right.")
-    answer_index: int = Field(ge=0, le=3, description="0-based index of the right option.")
-
-
-class QuizShort(QuizCandidate):
-    """A short-answer candidate."""
-
-    kind: Literal["short"] = Field(description="Short answer.")
-
-
-QUIZ_SCHEMAS: dict[str, type[QuizCandidate]] = {"mcq": QuizMcq, "short": QuizShort}
+    stem: str = Field(min_length=1, max_length=240, description="The question.")
+    answer_text: str = Field(min_length=1, max_length=160, description="The answer in a few words.")
+    sentences: list[int] = Field(min_length=1, max_length=MAX_CITES,
+                                 description="Numbers of the source sentences that state the answer.")
 
 
 class QuizBlindAnswer(BaseModel):
@@ -94,9 +86,3 @@ class QuizBlindAnswer(BaseModel):
     sentences: list[int] = Field(max_length=MAX_CITES,
                                  description="Numbers of the sentences that state the answer.")
 
-
-class KeySupportVerdict(BaseModel):
-    """Whether the cited sentences state a quiz key."""
-
-    why: str = Field(max_length=160, description="What the sentences say about the key.")
-    supported: bool = Field(description="True only if the sentences state the key.")

@@ -57,6 +57,9 @@ class Reason(StrEnum):
     KEY_MISMATCH = "key_mismatch"
     ANSWER_MISMATCH = "answer_mismatch"
     KEY_UNSUPPORTED = "key_unsupported"
+    ABOUT_THE_TEXT = "about_the_text"  # a quiz stem about the document, not what it states
+    NO_BLANK = "no_blank"  # a sentence with no key term or value to blank
+    NO_DISTRACTORS = "no_distractors"  # too few terms of the key's kind in the range
     DEADLINE = "deadline"
     ERROR = "error"
 

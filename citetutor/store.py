@@ -65,6 +65,13 @@ MIGRATIONS: list[str] = [
         asked_at TIMESTAMP DEFAULT current_timestamp);
     CREATE SEQUENCE chat_turns_seq;
     """,
+    # 5: the review deck: each kept quiz item's FSRS card, so due questions come back.
+    """
+    CREATE TABLE review_cards (
+        item_id TEXT PRIMARY KEY, subject_id INTEGER NOT NULL, doc_id TEXT NOT NULL,
+        card_json TEXT NOT NULL, due TIMESTAMPTZ NOT NULL, reviews INTEGER NOT NULL DEFAULT 0,
+        last_right BOOLEAN);
+    """,
 ]
 
 

@@ -1,4 +1,5 @@
-"""The quiz gate: cited sentences, re-retrieval, a blind solve that never sees the key."""
+"""The quiz gate: cards whose key is the notes' own words, a blind solver that never sees the key
+or its sentence, short answers judged against their sentences, and the count delivered."""
 
 import json
 import re
@@ -6,13 +7,12 @@ import re
 import pytest
 
 from citetutor.errors import InputError
-from citetutor.schemas import KeySupportVerdict, QuizBlindAnswer, QuizCandidate
+from citetutor.schemas import QuizBlindAnswer, QuizShort
 from tests.corpus import MIT, corpus_file
-from tests.helpers import evidence_sentences, make_pipeline, sentence_with
+from tests.fakes import ContraryJudge
+from tests.helpers import evidence_sentences, make_pipeline
 
 STEM = "In uniform circular motion, where does the acceleration point?"
-KEY = "directed radially inward (KEYCANARY)"
-SUPPORTED = KeySupportVerdict(why="the sentence says so", supported=True)
 
 
 @pytest.fixture
@@ -23,74 +23,153 @@ def pipe(tmp_path):
     return pipe
 
 
-def mcq(key_index=1, key=KEY, word="inward"):
-    """An MCQ whose keyed option cites the source sentence containing `word`."""
+def _notes(pipe) -> str:
+    return " ".join(" ".join(t.split()) for (t,) in pipe.store.query("SELECT text FROM chunks"))
+
+
+def _blanked(messages) -> tuple[str, list[str]]:
+    """The stem's sentence (with its blank) and the options, as the solver's prompt shows them."""
+    task = messages[-1]["content"].split("Question: ", 1)[1].split("\nTask:", 1)[0]
+    stem, *options = task.split("\n")
+    stem = re.sub(r"^(Fill in the blank|Which completes the sentence\?):? ", "", stem)
+    return stem, [re.sub(r"^\d+\. ", "", o) for o in options]
+
+
+def knowing_solver(pipe, wrong: bool = False):
+    """A solver that has read the notes (the test's knowledge, not the prompt's): it fills the
+    blank from the chunk text, or, if `wrong`, with another word."""
+    def solve(messages):
+        stem, options = _blanked(messages)
+        pattern = re.escape(stem).replace(re.escape("_____"), r"(.+?)").replace(r"\ ", r"\s+")
+        found = re.search(pattern, _notes(pipe), re.IGNORECASE)
+        assert found, f"the stem is not a sentence of the notes: {stem}"
+        word = "photosynthesis" if wrong else found.group(1)
+        index = next((i for i, o in enumerate(options) if o.lower() == word.lower()), None)
+        return QuizBlindAnswer(answer_text=word, choice_index=index, sentences=[1])
+    return solve
+
+
+SEEN_KEYS: list[str] = []
+
+
+def short(answer="", stem=STEM):
+    """A short-answer draft citing the sentence it was asked about; its answer is that
+    sentence's first words unless `answer` is given."""
     def build(messages):
-        number, _ = sentence_with(messages, word)
-        options = ["outward", "along the velocity", "nowhere"]
-        options.insert(min(key_index, 3), key)
-        return QuizCandidate(stem=STEM, kind="mcq", options=options, answer_index=key_index,
-                             answer_text=key, sentences=[number])
+        number = int(re.search(r"whose answer \[S(\d+)\] states", messages[-1]["content"]).group(1))
+        text = dict(evidence_sentences(messages))[number]
+        SEEN_KEYS.append(answer or " ".join(text.split()[:4]))
+        return QuizShort(stem=stem, answer_text=SEEN_KEYS[-1], sentences=[number])
     return build
 
 
-def short(answer="radially inward"):
-    def build(messages):
-        number, _ = sentence_with(messages, "inward")
-        return QuizCandidate(stem=STEM, kind="short", answer_text=answer, sentences=[number])
-    return build
+def agreeing_solver(messages):
+    """A solver answering a short question with the words the drafter's key used."""
+    return QuizBlindAnswer(answer_text=SEEN_KEYS[-1], sentences=[1])
 
 
-def test_good_mcq_is_kept_with_its_quote_and_the_solver_never_sees_the_key(pipe):
-    pipe.models.drafter.enqueue(mcq())
-    pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
-                                 SUPPORTED)
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1)
+def test_a_cloze_key_is_the_notes_own_words_and_the_solver_never_sees_its_sentence(pipe):
+    pipe.models.verifier.enqueue(knowing_solver(pipe))
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="cloze")
     assert len(result.items) == 1 and result.rejected_count == 0
     item = result.items[0]
-    _, quote = sentence_with(pipe.models.drafter.history[0], "inward")
-    assert item.quotes == [quote] and item.key == KEY and item.pages
-    blind_prompt = " ".join(m["content"] for m in pipe.models.verifier.history[0])
-    assert "Proposed answer" not in blind_prompt and "answer_index" not in blind_prompt
-    assert "KEYCANARY" in blind_prompt, "as one of the options, never marked as the key"
-    assert f"Proposed answer: {KEY}" in pipe.models.verifier.history[1][-1]["content"]
+    assert item.candidate.kind == "cloze" and "_____" in item.candidate.stem
+    sentence = item.quotes[0]
+    assert item.candidate.stem.replace("Fill in the blank: ", "").replace("_____", item.key) == sentence
+    solver_prompt = " ".join(m["content"] for m in pipe.models.verifier.history[0])
+    assert sentence not in solver_prompt, "the solver must not read the sentence that holds the key"
+    assert pipe.models.drafter.history == [], "cloze cards are made by code"
     stored = json.loads(pipe.store.query("SELECT item_json FROM quiz_items")[0][0])
-    assert stored["quotes"] == [quote] and stored["pages"] == item.pages
+    assert stored["quotes"] == [sentence] and stored["pages"] == item.pages and json.loads(stored["boxes"][0])
 
 
-def test_key_not_in_its_cited_sentence_is_rejected_before_any_verifier_call(pipe):
-    pipe.models.drafter.enqueue(mcq(key="photosynthesis makes sugar"))
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1)
+def test_a_wrong_fill_drops_the_card_and_the_next_sentence_replaces_it(pipe):
+    pipe.models.verifier.enqueue(knowing_solver(pipe, wrong=True), knowing_solver(pipe))
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="cloze")
+    assert len(result.items) == 1 and result.rejected == {"answer_mismatch": 1}
+    assert result.tried == 2 and result.shortfall == ""
+
+
+def test_multiple_choice_distractors_come_from_the_range_and_the_solver_must_pick_the_key(pipe):
+    pipe.models.verifier.enqueue(knowing_solver(pipe, wrong=True), knowing_solver(pipe))
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="mcq")
+    assert result.rejected == {"key_mismatch": 1} and len(result.items) == 1
+    item = result.items[0].candidate
+    assert len(item.options) == 4 and item.options[item.answer_index].lower() == result.items[0].key.lower()
+    range_text = " ".join(" ".join(t.split()).lower() for (t,) in pipe.store.query(
+        "SELECT text FROM chunks WHERE page_no BETWEEN 1 AND 4"))
+    assert all(option.lower() in range_text for option in item.options), "distractors from the range"
+    assert len({o.lower()[:5] for o in item.options}) == 4, "no distractor is a form of the key"
+
+
+def test_a_short_answer_is_kept_when_the_solver_agrees_and_the_judge_finds_it_stated(pipe):
+    pipe.models.drafter.enqueue(short())
+    pipe.models.verifier.enqueue(agreeing_solver)
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="short")
+    assert len(result.items) == 1 and result.items[0].key == SEEN_KEYS[-1]
+    assert result.items[0].quotes[0].startswith(SEEN_KEYS[-1])
+    blind_prompt = " ".join(m["content"] for m in pipe.models.verifier.history[0])
+    assert SEEN_KEYS[-1] not in blind_prompt.split("Question:")[1], "the key is never shown to the solver"
+    drafted = pipe.models.drafter.history[0][-1]["content"]
+    assert len(evidence_sentences(pipe.models.drafter.history[0])) <= 9, "its sentence and neighbours only"
+    assert "states." in drafted
+    assert pipe.models.judge.calls, "the key was judged against its sentence"
+
+
+def test_a_short_answer_the_judge_does_not_find_stated_is_dropped(tmp_path):
+    pipe = make_pipeline(tmp_path, judge=ContraryJudge())
+    subject = pipe.create_subject("Mechanics")
+    doc = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
+    pipe.models.drafter.enqueue(short())
+    pipe.models.verifier.enqueue(agreeing_solver)
+    result = pipe.quiz(doc.doc_id, 1, 4, count=1, kinds="short", budget_s=0)
+    assert result.items == [] and result.rejected == {"key_unsupported": 1}
+
+
+def test_a_stem_about_the_text_is_sent_back_once_with_the_reason(pipe):
+    pipe.models.drafter.enqueue(short(stem="What is the main topic of the passage?"), short())
+    pipe.models.verifier.enqueue(agreeing_solver)
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="short")
+    assert len(result.items) == 1 and result.items[0].candidate.stem == STEM
+    retry = pipe.models.drafter.history[1][-1]["content"]
+    assert "not about the text" in retry
+
+
+def test_a_key_not_in_its_cited_sentence_is_dropped_before_any_solver_call(pipe):
+    pipe.models.drafter.enqueue(short(answer="photosynthesis makes sugar"),
+                                short(answer="photosynthesis makes sugar"))
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="short", budget_s=0)
     assert result.items == [] and result.rejected == {"uncovered_claim": 1}
     assert pipe.models.verifier.history == []
 
 
-def test_solver_choosing_another_option_or_unsupported_key_rejects_the_item(pipe):
-    pipe.models.drafter.enqueue(mcq(), mcq())
-    pipe.models.verifier.enqueue(
-        QuizBlindAnswer(answer_text="outward", choice_index=0, sentences=[2]),
-        QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
-        KeySupportVerdict(why="not stated", supported=False))
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, kinds="mcq")
-    assert result.items == []
-    assert result.rejected == {"key_mismatch": 1, "key_unsupported": 1}
+def test_each_kept_item_is_handed_over_before_the_next_candidate_is_tried(pipe):
+    events: list[str] = []
+    pipe.models.verifier.enqueue(knowing_solver(pipe), knowing_solver(pipe))
+    pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, kinds="cloze",
+              on_stage=lambda stage, n: events.append(f"{stage} {n}"),
+              on_item=lambda item: events.append("kept"))
+    assert events == ["draft 1", "check 1", "kept", "draft 2", "check 2", "kept"]
 
 
-def test_short_answer_needs_the_same_meaning_from_the_blind_solver(pipe):
-    pipe.models.drafter.enqueue(short(), short())
-    pipe.models.verifier.enqueue(
-        QuizBlindAnswer(answer_text="it points radially inward", sentences=[1]), SUPPORTED,
-        QuizBlindAnswer(answer_text="photosynthesis", sentences=[1]))
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, kinds="short")
-    assert len(result.items) == 1 and result.rejected == {"answer_mismatch": 1}
+def test_the_time_budget_stops_the_search_and_says_how_many_were_found(pipe):
+    ticks = iter(range(0, 1000, 50))
+    pipe.models.verifier.enqueue(knowing_solver(pipe, wrong=True), knowing_solver(pipe))
+    doc = pipe.document(pipe.doc.doc_id)
+    from citetutor.quiz import make_quiz
+    from citetutor.retrieval import Scope
+    result = make_quiz(pipe.gate, pipe.doc.doc_id, Scope(doc["subject_id"], (pipe.doc.doc_id,), (1, 4)),
+                       count=3, kinds="cloze", budget_s=60, clock=lambda: next(ticks))
+    assert result.stopped == "budget" and len(result.items) == 1
+    assert result.shortfall.startswith("Found 1 of 3") and "60 s budget" in result.shortfall
 
 
-def test_unknown_sentence_and_bad_mcq_are_rejected(pipe):
-    def unknown(messages):
-        return mcq()(messages).model_copy(update={"sentences": [99]})
-    pipe.models.drafter.enqueue(unknown, mcq(key_index=9))
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, kinds="mcq")
-    assert result.rejected == {"unknown_sentence": 1, "schema_invalid": 1}
+def test_mixed_kinds_take_turns_and_each_kind_is_tried(pipe):
+    pipe.models.verifier.enqueue(knowing_solver(pipe), knowing_solver(pipe),
+                                 agreeing_solver)
+    pipe.models.drafter.enqueue(short())
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=3)
+    assert [i.candidate.kind for i in result.items] == ["cloze", "mcq", "short"]
 
 
 def test_page_range_is_checked(pipe):
@@ -100,49 +179,12 @@ def test_page_range_is_checked(pipe):
         pipe.quiz(pipe.doc.doc_id, 500, 600)
 
 
-def test_one_candidate_per_call_each_about_its_own_sentence(pipe):
-    pipe.models.drafter.enqueue("{not json", short(), mcq())  # mixed: mcq, short, mcq
-    pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="radially inward", sentences=[1]), SUPPORTED,
-                                 QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
-                                 SUPPORTED)
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=3)
-    assert len(result.items) == 2, "a malformed candidate is dropped, the others still come"
-    assert result.rejected == {"schema_invalid": 1}
-    asks = [m[-1]["content"].rsplit("\n", 1)[1] for m in pipe.models.drafter.history]
-    assert len(set(asks)) == 3 and all(re.fullmatch(r"Write one .+ question whose answer \[S\d+\] states\.", a)
-                                       for a in asks)
-    assert "multiple-choice" in asks[0] and "short-answer" in asks[1], "mixed kinds alternate"
-    prefix = pipe.models.drafter.history[0][-1]["content"].rsplit("\n", 1)[0]
-    assert all(m[-1]["content"].startswith(prefix) for m in pipe.models.drafter.history), "shared prefix"
-
-
 def test_source_sentences_come_only_from_the_page_range(pipe):
-    pipe.models.drafter.enqueue("{}")
-    pipe.quiz(pipe.doc.doc_id, 3, 4, count=1)
+    pipe.models.drafter.enqueue("{}", "{}")
+    pipe.quiz(pipe.doc.doc_id, 3, 4, count=1, kinds="short", budget_s=0)
     sentences = evidence_sentences(pipe.models.drafter.history[0])
-    assert 1 <= len(sentences) <= 24
+    assert 1 <= len(sentences) <= 40
     page_text = " ".join(" ".join(t.split()) for _, t in pipe.store.query(
         "SELECT page_no, text FROM chunks WHERE page_no BETWEEN 3 AND 4 AND doc_id = ?",
         [pipe.doc.doc_id]))
     assert all(text in re.sub(r"\s+", " ", page_text) for _, text in sentences)
-
-
-def test_the_blind_solver_reads_evidence_found_again_from_the_stem_alone(pipe):
-    def unrelated_stem(messages):
-        number, _ = sentence_with(messages, "inward")
-        return QuizCandidate(stem="zyxwv qqqq blorft?", kind="short", answer_text="radially inward",
-                             sentences=[number])
-    pipe.models.drafter.enqueue(unrelated_stem)
-    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="short")
-    assert result.rejected == {"blind_unanswerable": 1} and not result.items
-    assert pipe.models.verifier.history == [], "nothing matches the stem, so no solver call"
-
-
-def test_progress_names_each_question_as_it_is_drafted_then_checked(pipe):
-    pipe.models.drafter.enqueue(mcq(), short())
-    pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="inward", choice_index=1, sentences=[1]),
-                                 SUPPORTED, QuizBlindAnswer(answer_text="radially inward", sentences=[1]),
-                                 SUPPORTED)
-    seen: list[tuple[str, int]] = []
-    pipe.quiz(pipe.doc.doc_id, 1, 4, count=2, on_stage=lambda stage, n: seen.append((stage, n)))
-    assert seen == [("draft", 1), ("draft", 2), ("check", 1), ("check", 2)]
