@@ -23,7 +23,8 @@ _GENERIC = frozenset(
     "other over question same should since slide some such than their them then there these they "
     "thing things this those through thus under until upon used using very well were what when "
     "where whether which while will with within without would yes lecture page today good often "
-    "idea people part parts kind kinds lots even still never ever always show shows".split()
+    "idea people part parts kind kinds lots even still never ever always show shows examples rationale "
+    "tradeoff".split()
 )
 # Words after which a value is a label (Fig 22.7, Eq. 4), not a fact.
 _LABELS = frozenset("fig figure table eq equation chapter ch section page slide lecture week".split())
@@ -100,12 +101,14 @@ class RangeTerms:
     counts: Counter[str]  # in how many sentences each content word and two-word phrase appears
     sentences: int
     values: list[str]  # every value stated, in order, without repeats
+    titles: set[str]  # three-word runs found in three or more sentences: slide titles, headers
 
 
 def range_terms(sentences: list[str]) -> RangeTerms:
     """Count the range's content words and two-word phrases, and collect its values."""
     counts: Counter[str] = Counter()
     values: list[str] = []
+    runs: Counter[str] = Counter()
     for sentence in sentences:
         tokens = _tokens(sentence)
         seen = {t.key for t in tokens if _content(t)}
@@ -113,9 +116,23 @@ def range_terms(sentences: list[str]) -> RangeTerms:
             if _content(left) and _content(right) and sentence[left.end:right.start] == " ":
                 seen.add(f"{left.key} {right.key}")
         counts.update(seen)
+        runs.update({run for run, _, _ in _runs(sentence)})
         values += [t.text for t in tokens
                    if t.value and _meaningful_value(t.text) and t.text not in values]
-    return RangeTerms(counts, len(sentences), values)
+    return RangeTerms(counts, len(sentences), values, {run for run, n in runs.items() if n >= 3})
+
+
+def _runs(sentence: str) -> list[tuple[str, int, int]]:
+    """Every run of three words: (lower-case text, start, end)."""
+    words = list(re.finditer(r"\S+", sentence))
+    return [(" ".join(w.group().lower() for w in words[i:i + 3]), words[i].start(), words[i + 2].end())
+            for i in range(len(words) - 2)]
+
+
+def _in_title(term: "Term", sentence: str, terms: RangeTerms) -> bool:
+    """Whether the term sits in a run repeated across the range: a blank in "Sources of
+    Monopoly Power", the title of five slides, asks about the slides, not what they state."""
+    return any(start <= term.start < end for run, start, end in _runs(sentence) if run in terms.titles)
 
 
 def _meaningful_value(text: str) -> bool:
@@ -127,7 +144,7 @@ def _meaningful_value(text: str) -> bool:
 def blank_in(sentence: str, terms: RangeTerms, used: set[str]) -> Cloze | None:
     """Blank the sentence's best key: a value it states, else the content word or two-word term
     that recurs most in the range (a key concept) without being everywhere (the topic itself)."""
-    tokens = _tokens(sentence)
+    tokens = [t for t in _tokens(sentence) if not _in_title(t, sentence, terms)]
     values = [t for t in tokens if t.value and _meaningful_value(t.text) and t.key not in used]
     if values:
         return _cloze(sentence, values[0], value=True)

@@ -58,6 +58,7 @@ QUIZ_FEEDBACK: dict[str, str] = {
     Reason.UNKNOWN_SENTENCE: "You cited a sentence number that is not in the list.",
     Reason.UNCOVERED_CLAIM: "Write the answer_text with words copied from the sentence.",
     Reason.ABOUT_THE_TEXT: "Ask about a fact the sentence states, not about the text or its topic.",
+    Reason.KEY_IN_STEM: "The answer must not repeat the question's words; ask so the sentence's fact is the answer.",
 }
 
 QUIZ_BLIND_TASK = """Question: {question}

@@ -23,6 +23,7 @@ from citetutor.evidence import Sentence, evidence_block, number_evidence, number
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.marking import same_term
 from citetutor.meaning import judge_claim
+from citetutor.models.base import ChatModel
 from citetutor.retrieval import Hit, Scope
 from citetutor.schemas import QuizBlindAnswer, QuizCandidate, QuizShort
 from citetutor.states import Reason
@@ -37,7 +38,8 @@ KINDS = ("cloze", "mcq", "short")
 _ABOUT_THE_TEXT = re.compile(r"\b(passage|text|document|author|slide|lecture|these notes|the notes|"
                              r"main (topic|idea|point)|this section)\b", re.IGNORECASE)
 # A short answer is retried once with the reason, as the tutor does; these reasons can improve.
-_RETRIED = {Reason.SCHEMA_INVALID, Reason.UNCOVERED_CLAIM, Reason.UNKNOWN_SENTENCE, Reason.ABOUT_THE_TEXT}
+_RETRIED = {Reason.SCHEMA_INVALID, Reason.UNCOVERED_CLAIM, Reason.UNKNOWN_SENTENCE, Reason.ABOUT_THE_TEXT,
+            Reason.KEY_IN_STEM}
 
 ItemCallback = Callable[["QuizItem"], None]
 
@@ -105,7 +107,8 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     budget = gate.limits.quiz_budget_s if budget_s is None else budget_s
     result = QuizResult(asked=count, budget_s=budget)
     deadline = clock() + budget
-    used: set[str] = set()
+    used: set[str] = set()  # keys already kept
+    done: set[int] = set()  # sentences already carded
     with gate.tracer.request("quiz", scope.subject_id) as trace:
         for number, (kind, focus) in enumerate(_plan(sources, kinds), start=1):
             if len(result.items) >= count:
@@ -113,6 +116,8 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
             if number > 1 and clock() > deadline:  # at least one candidate, whatever the budget
                 result.stopped = "budget"
                 break
+            if focus.number in done:  # one card per sentence
+                continue
             result.tried = number
             attempt = _Attempt(gate, trace, sources, scope, number, on_stage)
             try:
@@ -122,6 +127,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
                 result.reject(rejection.code, kind, rejection.detail)
                 continue
             used.add(item.answer_text.lower())
+            done.add(focus.number)
             kept = _store_item(gate, trace.id, doc_id, item, cited)
             result.items.append(kept)
             on_item(kept)
@@ -149,7 +155,9 @@ def _plan(sources: list[Sentence], kinds: str) -> list[tuple[str, Sentence]]:
     wordy = [s for s in sources if _mostly_words(s.text)]
     order = _spread(wordy)
     cycle = KINDS if kinds not in KINDS else (kinds,)
-    return [(cycle[i % len(cycle)], sentence) for i, sentence in enumerate(order)]
+    # Then each sentence again as the next kind: slides hold few sentences of prose.
+    return [(cycle[(i + turn) % len(cycle)], sentence) for turn in range(len(cycle))
+            for i, sentence in enumerate(order)]
 
 
 def _window(sources: list[Sentence], focus: Sentence, each_side: int) -> list[Sentence]:
@@ -232,7 +240,9 @@ class _Attempt:
         blind solver reaching the same answer, and a judge finding the key stated."""
         check_known(item.sentences, context)
         if _ABOUT_THE_TEXT.search(item.stem):
-            raise Rejected(Reason.ABOUT_THE_TEXT)
+            raise Rejected(Reason.ABOUT_THE_TEXT, item.stem)
+        if not new_words(item.answer_text, item.stem):  # "What is an example of X?" -> "X"
+            raise Rejected(Reason.KEY_IN_STEM, f"{item.stem} key {item.answer_text!r}")
         if not covers(new_words(item.answer_text, item.stem), item.sentences, context,
                       self.gate.limits.min_claim_overlap):
             raise Rejected(Reason.UNCOVERED_CLAIM, item.answer_text)
@@ -259,7 +269,9 @@ class _Attempt:
         if not evidence:
             raise Rejected(Reason.BLIND_UNANSWERABLE)
         options = "".join(f"\n{i}. {o}" for i, o in enumerate(item.options))
-        solved = self._solve(item.stem + options, evidence)
+        # The meaning judge solves code-made cards: no model wrote their key, so none checks its
+        # own work, and the 0.5B verifier answered blanks with "S2", "A" or the slide's title.
+        solved = self._solve(item.stem + options, evidence, self.gate.meaning_judge)
         said = f"{item.stem} key {item.answer_text!r}, solver {solved.answer_text!r} ({solved.choice_index})"
         if item.kind == "mcq":
             # The option it names in words counts first: small models number options loosely.
@@ -279,11 +291,11 @@ class _Attempt:
             raise Rejected(Reason.BLIND_UNANSWERABLE)
         return number_evidence(found.hits, query, self.gate.embedder, self.gate.limits.evidence_sentences)
 
-    def _solve(self, question: str, evidence: list[Sentence]) -> QuizBlindAnswer:
-        """The verifier answers from the evidence, never shown the key."""
+    def _solve(self, question: str, evidence: list[Sentence], solver: ChatModel | None = None) -> QuizBlindAnswer:
+        """A model answers from the evidence, never shown the key (the verifier unless named)."""
         task = prompts.QUIZ_BLIND_TASK.format(question=question)
-        solved = traced_call(self.gate.verifier, self.trace, "blind_solve", verify_messages(evidence, task),
-                             QuizBlindAnswer, self.number)
+        solved = traced_call(solver or self.gate.verifier, self.trace, "blind_solve",
+                             verify_messages(evidence, task), QuizBlindAnswer, self.number)
         if not solved.answer_text.strip() and solved.choice_index is None:
             raise Rejected(Reason.BLIND_UNANSWERABLE)
         return solved

@@ -97,9 +97,17 @@ class OverlapJudge:
         self.name, self.wrong = name, wrong
         self.calls: list[str] = []
         self.history: list[list[dict]] = []
+        self.solver = ScriptedChat(name)  # it also solves code-made quiz cards, in JSON
+
+    def enqueue(self, *replies) -> "OverlapJudge":
+        """Queue quiz-card answers (the only JSON this judge is asked for)."""
+        self.solver.enqueue(*replies)
+        return self
 
     def chat_json(self, messages: list[dict], schema: dict):
-        raise AssertionError("a judge with log-probabilities is never asked for JSON")
+        """Answer a quiz card from the queue; judging meaning never asks for JSON here."""
+        assert "QuizBlindAnswer" == schema.get("title"), "a judge with log-probabilities judges by them"
+        return self.solver.chat_json(messages, schema)
 
     def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]):
         """Score each option from the statements and the quoted sentences in the prompt."""

@@ -8,6 +8,7 @@ verification and OCR all go through the app's own Ollama adapters.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,10 +18,10 @@ from streamlit.testing.v1 import AppTest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE, ModelRoles, Settings
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import BlindSolve, KeySupportVerdict, QuizBlindAnswer, QuizCandidate
+from citetutor.schemas import BlindSolve, QuizBlindAnswer
 from citetutor.ui.state import get_pipeline
 from tests.corpus import HANDWRITTEN, MIT, corpus_file
-from tests.helpers import as_json, blind_citing, claiming, evidence_sentences
+from tests.helpers import as_json, blind_citing, claiming
 from tests.ollama_server import FakeOllama
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -324,46 +325,69 @@ def test_quiz_page_offers_the_ready_document(env):
     assert [b for b in at.button if b.label == "Make questions"]
 
 
-SEEN: dict[str, str] = {}  # what a scripted reply chose, for the assertions
+def filled_from(settings: Settings):
+    """A solver reply that fills the quiz blank from the notes' own text (the test's knowledge:
+    the prompt never holds the sentence), or names a wrong word first."""
+    wrong_first = [True]
 
-
-def quiz_item(founded: bool):
-    """An MCQ whose key is in the sentence it cites, or one whose key is not."""
     def reply(body: dict) -> str:
-        number, text = evidence_sentences(body["messages"])[-1]
-        key = " ".join(text.split()[:6])  # words of the cited sentence
-        SEEN['key'] = key
-        good = QuizCandidate(stem="Which way does the acceleration of uniform circular motion point?",
-                             kind="mcq", options=[key, "Away from the center", "Along the velocity"],
-                             answer_index=0, answer_text=key, sentences=[number])
-        return (good if founded else good.model_copy(update={
-            "stem": "What is circular motion?", "options": ["Photosynthesis", "Gravity", "Friction"]})
-        ).model_dump_json()
+        task = body["messages"][-1]["content"].split("Question: ", 1)[1].split("\nTask:", 1)[0]
+        stem = re.sub(r"^(Fill in the blank|Which completes the sentence\?):? ", "", task.split("\n")[0])
+        pipeline = Pipeline(settings, models=get_pipeline().models, store=get_pipeline().store)
+        notes = " ".join(" ".join(t.split()) for (t,) in pipeline.store.query("SELECT text FROM chunks"))
+        pattern = re.escape(stem).replace(re.escape("_____"), r"(\S+(?:\s\S+){0,2}?)").replace(r"\ ", r"\s+")
+        word = re.search(pattern, notes, re.IGNORECASE).group(1)
+        SEEN["key"] = word
+        if wrong_first.pop() if wrong_first else False:
+            word = "photosynthesis"
+        return QuizBlindAnswer(answer_text=word, sentences=[1]).model_dump_json()
     return reply
 
 
-def test_quiz_keeps_only_checked_questions_and_marks_answers(env, ollama_server):
+SEEN: dict[str, str] = {}  # what a scripted reply chose, for the assertions
+
+
+def wait_for_quiz(at: AppTest) -> AppTest:
+    """Rerun the page until the quiz worker has finished (it polls itself in a browser)."""
+    for _ in range(120):
+        if any("kept of" in c for c in texts(at.caption)):
+            return at
+        time.sleep(0.5)
+        at = run(at)
+    raise AssertionError(f"the quiz never finished: {texts(at.caption)} {texts(at.info)} {texts(at.error)} "
+                         f"{texts(at.title)}")
+
+
+def test_quiz_keeps_only_checked_questions_marks_answers_and_reviews_the_deck(env, ollama_server):
     preingest(env, MIT, "mit-ch06.pdf")
-    ollama_server.enqueue_chat(ROLES.drafter, quiz_item(True))
-    ollama_server.enqueue_chat(ROLES.drafter, quiz_item(False))
-    ollama_server.enqueue_chat(ROLES.verifier, QuizBlindAnswer(
-        answer_text="the first option", choice_index=0, sentences=[1]).model_dump_json())
-    ollama_server.enqueue_chat(ROLES.verifier, KeySupportVerdict(why="stated", supported=True).model_dump_json())
+    fill = filled_from(env)
+    ollama_server.enqueue_chat(ROLES.verifier, fill)
+    ollama_server.enqueue_chat(ROLES.verifier, fill)
     at = start_app()
     at.switch_page("pages/quiz.py")
     run(at)
-    run(next(s for s in at.slider if s.label == "Questions").set_value(2))
-    run(next(b for b in at.button if b.label == "Make questions").click())
-    assert any(c.endswith("1 kept · 1 dropped by the check") for c in texts(at.caption))
-    assert any(c.startswith("– 1 × ") for c in texts(at.caption)), "the rejection reason is shown"
-    assert any("Which way does the acceleration" in m for m in texts(at.markdown))
-    assert "What is circular motion?" not in all_markdown(at), "the unfounded item is dropped"
-    answer = next(r for r in at.radio if r.label == "Your answer")
-    run(answer.set_value("Away from the center"))
-    assert any(e.startswith(f"Not quite: {SEEN['key']}") for e in texts(at.error))
-    run(next(r for r in at.radio if r.label == "Your answer").set_value(SEEN['key']))
-    assert "Correct!" in texts(at.success)
+    run(next(s for s in at.slider if s.label == "Questions").set_value(1))
+    run(next(r for r in at.radio if r.label == "Kind").set_value("cloze"))
+    at = wait_for_quiz(run(next(b for b in at.button if b.label == "Make questions").click()))
+    assert any("1 kept of 1 asked" in c for c in texts(at.caption)), texts(at.caption)
+    assert any(c.startswith("– 1 × solver answered differently") for c in texts(at.caption))
+    assert sum("_____" in m for m in texts(at.markdown)) == 1, "the dropped card is not shown"
+    answer = next(t for t in at.text_input if t.label == "Your answer")
+    run(answer.set_value("photosynthesis"))
+    run(next(b for b in at.button if b.label == "Check my answer").click())
+    assert any("The answer: " in e for e in texts(at.error)), texts(at.error)
+    run(next(t for t in at.text_input if t.label == "Your answer").set_value(SEEN["key"].upper()))
+    run(next(b for b in at.button if b.label == "Check my answer").click())
+    assert texts(at.success), "the key's own word, in capitals, is right"
     assert len(at.get("download_button")) == 2, "CSV and Anki exports of the kept items"
+    # The kept card is in the deck, due now; answering it right schedules it away.
+    assert any("1 due now of 1" in c for c in texts(at.caption))
+    run(next(r for r in at.radio if r.label == "Mode").set_value("review"))
+    run(next(t for t in at.text_input if t.label == "Your answer").set_value(SEEN["key"]))
+    run(next(b for b in at.button if b.label == "Check my answer").click())
+    assert any(c.startswith("Next review of this card in ") for c in texts(at.caption)), texts(at.caption)
+    run(next(b for b in at.button if b.label == "Next card").click())
+    assert any("No card is due" in i for i in texts(at.info))
 
 
 def test_quiz_refuses_a_backwards_page_range_in_words(env):

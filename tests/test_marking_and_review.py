@@ -48,7 +48,7 @@ def test_check_answer_marks_a_cloze_by_its_term(tmp_path):
     pipe = make_pipeline(tmp_path)
     subject = pipe.create_subject("Mechanics")
     doc = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
-    pipe.models.verifier.enqueue(knowing_solver(pipe))
+    pipe.models.judge.enqueue(knowing_solver(pipe))
     item = pipe.quiz(doc.doc_id, 1, 4, count=1, kinds="cloze").items[0]
     assert pipe.check_answer(item, item.key.upper()).right
     assert not pipe.check_answer(item, "photosynthesis").right
@@ -58,7 +58,7 @@ def test_kept_questions_join_the_deck_and_a_review_moves_their_schedule(tmp_path
     pipe = make_pipeline(tmp_path)
     subject = pipe.create_subject("Mechanics")
     doc = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
-    pipe.models.verifier.enqueue(knowing_solver(pipe), knowing_solver(pipe))
+    pipe.models.judge.enqueue(knowing_solver(pipe), knowing_solver(pipe))
     items = pipe.quiz(doc.doc_id, 1, 4, count=2, kinds="cloze").items
     assert pipe.deck_counts(subject) == (2, 2)
     due = pipe.due_cards(subject)
@@ -79,7 +79,7 @@ def test_deleting_a_document_removes_its_cards(tmp_path):
     pipe = make_pipeline(tmp_path)
     subject = pipe.create_subject("Mechanics")
     doc = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
-    pipe.models.verifier.enqueue(QuizBlindAnswer(answer_text="x", sentences=[1]), knowing_solver(pipe))
+    pipe.models.judge.enqueue(QuizBlindAnswer(answer_text="x", sentences=[1]), knowing_solver(pipe))
     pipe.quiz(doc.doc_id, 1, 4, count=1, kinds="cloze")
     assert pipe.deck_counts(subject)[1] == 1
     pipe.delete_document(doc.doc_id)

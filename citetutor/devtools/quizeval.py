@@ -80,9 +80,10 @@ def range_lines(report: RangeReport, verdicts: dict) -> str:
     """A range's figures and every kept item in full, with the reader's verdict if there is one."""
     first = f"{report.first_item_s:.0f} s" if report.first_item_s is not None else "-"
     per = f"{report.seconds / len(report.kept):.0f} s" if report.kept else "-"
+    dropped = ", ".join(f"{n} {code}" for code, n in report.rejected.items()) or "none"
     lines = [f"## {report.pdf} pp. {report.first}-{report.last}: {len(report.kept)}/{report.asked} kept, "
-             f"first after {first}, {per} per kept item, {report.seconds:.0f} s in all; dropped: "
-             f"{report.rejected or 'none'}" + (f"\n   {report.shortfall}" if report.shortfall else "")]
+             f"first after {first}, {per} per kept item, {report.seconds:.0f} s in all; dropped: {dropped}"
+             + (f"\n   {report.shortfall}" if report.shortfall else "")]
     for kind, code, detail in report.dropped:
         lines.append(f"  dropped {kind} ({code}): {detail}"[:400])
     for item in report.kept:
@@ -108,7 +109,7 @@ def table(reports: list[RangeReport], verdicts: dict) -> str:
         items = [i for r in rs for i in r.kept]
         kinds = [sum(i.candidate.kind == k for i in items) for k in ("cloze", "mcq", "short")]
         judged = [verdicts.get(verdict_key(pdf, i)) for i in items]
-        wrong = sum(bool(v) and not v.get("key_right", False) for v in judged)
+        wrong = sum(v is not None and not v.get("key_right", False) for v in judged)
         firsts = [r.first_item_s for r in rs if r.first_item_s is not None]
         pers = [r.seconds / len(r.kept) for r in rs if r.kept]
         rows.append(f"| {pdf} | {len(rs)} | {len(items)}/{sum(r.asked for r in rs)} "

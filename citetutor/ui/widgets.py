@@ -42,6 +42,7 @@ REASON_WORDS: dict[str, str] = {
     Reason.KEY_UNSUPPORTED: "key not stated by its sentence",
     Reason.ABOUT_THE_TEXT: "asked about the document, not its content",
     Reason.NO_BLANK: "no key term to blank",
+    Reason.KEY_IN_STEM: "answer only repeated the question",
     Reason.NO_DISTRACTORS: "too few terms for options",
     Reason.DEADLINE: "ran out of time",
     Reason.REPEATED_DRAFT: "drafter repeated a rejected draft",
