@@ -111,7 +111,7 @@ def range_terms(sentences: list[str]) -> RangeTerms:
     runs: Counter[str] = Counter()
     for sentence in sentences:
         tokens = _tokens(sentence)
-        seen = {t.key for t in tokens if _content(t)}
+        seen = {t.key for t in tokens if _content(t) or t.value}
         for left, right in zip(tokens, tokens[1:]):
             if _content(left) and _content(right) and sentence[left.end:right.start] == " ":
                 seen.add(f"{left.key} {right.key}")
@@ -145,7 +145,10 @@ def blank_in(sentence: str, terms: RangeTerms, used: set[str]) -> Cloze | None:
     """Blank the sentence's best key: a value it states, else the content word or two-word term
     that recurs most in the range (a key concept) without being everywhere (the topic itself)."""
     tokens = [t for t in _tokens(sentence) if not _in_title(t, sentence, terms)]
-    values = [t for t in tokens if t.value and _meaningful_value(t.text) and t.key not in used]
+    # A value or term stated once can only be recalled from its own sentence, which the solver
+    # never sees; so a blank needs a key the range states at least twice.
+    values = [t for t in tokens if t.value and _meaningful_value(t.text) and t.key not in used
+              and terms.counts[t.key] >= 2]
     if values:
         return _cloze(sentence, values[0], value=True)
     words = [t for t in tokens if _content(t)]
@@ -158,7 +161,7 @@ def blank_in(sentence: str, terms: RangeTerms, used: set[str]) -> Cloze | None:
             together = terms.counts[pair.key]
             # A phrase whose words mostly come together ("natural selection"), not two words
             # that met once ("evolution occurs"), ending in a noun; it beats its own words.
-            if (together >= 0.5 * max(terms.counts[word.key], terms.counts[words[i + 1].key])
+            if (together >= max(2, 0.5 * max(terms.counts[word.key], terms.counts[words[i + 1].key]))
                     and _noun_shaped(words[i + 1].key) and not word.key.endswith(("ed", "ing"))):
                 candidates.append((together + 1, pair))
     ceiling = max(3, terms.sentences // 2)

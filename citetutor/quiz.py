@@ -19,7 +19,7 @@ from typing import Callable
 from citetutor import catalog, cloze, prompts
 from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
 from citetutor.errors import InputError
-from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes
+from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes, stems
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.marking import same_term
 from citetutor.meaning import judge_claim
@@ -160,6 +160,12 @@ def _plan(sources: list[Sentence], kinds: str) -> list[tuple[str, Sentence]]:
             for i, sentence in enumerate(order)]
 
 
+def _restates(key: str, stem: str) -> bool:
+    """Whether a key mostly repeats its question: under a third of its words are new."""
+    words = set(stems(key))
+    return len(words - set(stems(stem))) < max(1, len(words) / 3)
+
+
 def _window(sources: list[Sentence], focus: Sentence, each_side: int) -> list[Sentence]:
     """The focus sentence with its neighbours in reading order."""
     at = sources.index(focus)
@@ -241,7 +247,7 @@ class _Attempt:
         check_known(item.sentences, context)
         if _ABOUT_THE_TEXT.search(item.stem):
             raise Rejected(Reason.ABOUT_THE_TEXT, item.stem)
-        if not new_words(item.answer_text, item.stem):  # "What is an example of X?" -> "X"
+        if _restates(item.answer_text, item.stem):  # "What is an example of X?" -> "X"
             raise Rejected(Reason.KEY_IN_STEM, f"{item.stem} key {item.answer_text!r}")
         if not covers(new_words(item.answer_text, item.stem), item.sentences, context,
                       self.gate.limits.min_claim_overlap):

@@ -22,16 +22,22 @@ st.caption(f"Review deck: {due_now} due now of {in_deck} questions kept in this 
 
 
 def review_deck() -> None:
-    """The subject's due cards one at a time; each answer reschedules the card (FSRS)."""
-    due = pipeline.due_cards(subject["id"])
-    if not due:
-        st.info(f"No card is due. {in_deck} in this subject's deck: each question the quiz keeps "
-                "joins it, and comes back when it is due." if in_deck else
-                "The deck is empty: questions the quiz keeps join it.")
-        return
-    card = due[0]
+    """The subject's due cards one at a time; each answer reschedules the card (FSRS).
+
+    The card stays on screen after its answer (it is no longer due) until "Next card".
+    """
+    showing = st.session_state.setdefault("review-card", {})  # per subject
+    card = showing.get(subject["id"])
+    if card is None:
+        due = pipeline.due_cards(subject["id"])
+        if not due:
+            st.info(f"No card is due. {in_deck} in this subject's deck: each question the quiz keeps "
+                    "joins it, and comes back when it is due." if in_deck else
+                    "The deck is empty: questions the quiz keeps join it.")
+            return
+        card = showing[subject["id"]] = due[0]
+        st.caption(f"{len(due)} due · reviewed {card.reviews} times before")
     key = f"review-{card.item.id}-{card.reviews}"
-    st.caption(f"{len(due)} due · reviewed {card.reviews} times before")
     mark = answer_card(pipeline, card.doc_id, card.item, 1, key)
     if mark is None:
         return
@@ -44,7 +50,9 @@ def review_deck() -> None:
                 st.session_state["open_citation"] = (key, sources[0])
                 st.rerun()
     st.caption(f"Next review of this card {due_in_words(done[key])}.")
-    st.button("Next card", type="primary", key=f"{key}-next")
+    if st.button("Next card", type="primary", key=f"{key}-next"):
+        showing.pop(subject["id"], None)
+        st.rerun()
 
 
 def make_questions() -> None:

@@ -383,9 +383,10 @@ def test_quiz_keeps_only_checked_questions_marks_answers_and_reviews_the_deck(en
     # The kept card is in the deck, due now; answering it right schedules it away.
     assert any("1 due now of 1" in c for c in texts(at.caption))
     run(next(r for r in at.radio if r.label == "Mode").set_value("review"))
-    run(next(t for t in at.text_input if t.label == "Your answer").set_value(SEEN["key"]))
+    run(next(t for t in at.text_input if t.label == "Your answer").set_value("photosynthesis"))
     run(next(b for b in at.button if b.label == "Check my answer").click())
     assert any(c.startswith("Next review of this card in ") for c in texts(at.caption)), texts(at.caption)
+    assert "highlighted: the cited passage" in all_markdown(at), "a miss opens the page that states it"
     run(next(b for b in at.button if b.label == "Next card").click())
     assert any("No card is due" in i for i in texts(at.info))
 

@@ -4,6 +4,7 @@ Anki deck that opens as the SQLite collection Anki reads."""
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 import zipfile
 
@@ -11,10 +12,9 @@ import pytest
 
 from citetutor.config import ModelRoles, Settings
 from citetutor.pipeline import Pipeline
-from citetutor.schemas import KeySupportVerdict, QuizBlindAnswer, QuizCandidate
+from citetutor.schemas import QuizBlindAnswer
 from tests.browser import after_a_wait, browser_page, running_app
 from tests.corpus import MIT, ONE_PAGE_SCAN, corpus_file
-from tests.helpers import evidence_sentences
 
 expect = pytest.importorskip("playwright.sync_api").expect  # assertions that retry until the UI settles
 
@@ -22,7 +22,6 @@ ROLES = ModelRoles()
 OCR_DRAFT = "Method of relaxaton: each grid value becomes the avrage of its neighbours"
 CORRECTED = "Method of relaxation: each grid value becomes the average of its four neighbours"
 SEEN: dict[str, str] = {}  # the key the scripted drafter chose
-STEM = "Which way does the acceleration of uniform circular motion point?"
 
 
 def _library(tmp_path, ollama_server, upload) -> Settings:
@@ -69,24 +68,30 @@ def test_an_edited_scan_page_shows_the_edit_after_approve(tmp_path, ollama_serve
     assert chunks and CORRECTED in " ".join(t for (t,) in chunks), "the tutor reads the learner's edit"
 
 
-def _quiz_item(body: dict) -> str:
-    """An MCQ whose key is the first words of the last source sentence, which it cites."""
-    number, text = evidence_sentences(body["messages"])[-1]
-    SEEN["key"] = key = " ".join(text.split()[:6])
-    return QuizCandidate(stem=STEM, kind="mcq", options=[key, "Away from the center",
-                                                         "Along the velocity"],
-                         answer_index=0, answer_text=key, sentences=[number]).model_dump_json()
+def _picks_the_key(notes: str):
+    """A solver reply that fills the card's blank from the notes (the test read them before the
+    app started; the prompt never holds the card's sentence) and names the matching option."""
+    def reply(body: dict) -> str:
+        task = body["messages"][-1]["content"].split("Question: ", 1)[1].split("\nTask:", 1)[0]
+        stem, *options = task.split("\n")
+        sentence = stem.removeprefix("Which completes the sentence? ")
+        pattern = re.escape(sentence).replace(re.escape("_____"), r"(\S+(?:\s\S+){0,2}?)").replace(r"\ ", r"\s+")
+        SEEN["key"] = word = re.search(pattern, notes, re.IGNORECASE).group(1)
+        SEEN["stem"] = stem
+        labels = [re.sub(r"^\d+\. ", "", o) for o in options]
+        index = next(i for i, o in enumerate(labels) if o.lower() == word.lower())
+        SEEN["options"] = labels
+        return QuizBlindAnswer(answer_text=word, choice_index=index, sentences=[1]).model_dump_json()
+    return reply
 
 
-def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server, sync_playwright):
+def test_a_quiz_question_is_answered_reviewed_rescheduled_and_exported(tmp_path, ollama_server, sync_playwright):
     def upload(pipeline):
         subject = pipeline.create_subject("Mechanics")
         assert pipeline.upload(corpus_file(*MIT).read_bytes(), "mit-ch06.pdf", subject).status == "ready"
+        upload.notes = " ".join(" ".join(t.split()) for (t,) in pipeline.store.query("SELECT text FROM chunks"))
     settings = _library(tmp_path, ollama_server, upload)
-    ollama_server.enqueue_chat(ROLES.drafter, after_a_wait(5, _quiz_item))
-    ollama_server.enqueue_chat(ROLES.verifier, QuizBlindAnswer(
-        answer_text="the first option", choice_index=0, sentences=[1]).model_dump_json())
-    ollama_server.enqueue_chat(ROLES.verifier, KeySupportVerdict(why="stated", supported=True).model_dump_json())
+    ollama_server.enqueue_chat(ROLES.verifier, after_a_wait(5, _picks_the_key(upload.notes)))
 
     with running_app(settings.data_dir, ollama_server.url, tmp_path / "streamlit.log") as base, \
             sync_playwright() as p:
@@ -97,15 +102,28 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
             slider.press("Home")  # one question
             page.get_by_text("Multiple choice").click()
             page.get_by_role("button", name="Make questions").click()
-            expect(page.get_by_text("Drafting question 1", exact=True)).to_be_visible()  # progress stays open
-            page.get_by_text("1 kept · 0 dropped by the check", exact=False).wait_for()
-            page.get_by_text(STEM).wait_for()
+            expect(page.get_by_text("Checking candidate 1", exact=False)).to_be_visible()  # progress, a clock
+            page.get_by_text("1 kept of 1 asked", exact=False).wait_for()
+            key = next(o for o in SEEN["options"] if o.lower() == SEEN["key"].lower())
+            wrong = next(o for o in SEEN["options"] if o != key)
+            page.get_by_role("radiogroup", name="Your answer").get_by_text(wrong, exact=True).click()
+            expect(page.get_by_text(f"Not quite: {key}")).to_be_visible()
             with page.expect_download() as pending:
                 page.get_by_role("button", name="Download Anki deck").click()
             download = pending.value
             assert download.suggested_filename.endswith(".apkg")
             deck = tmp_path / download.suggested_filename
             download.save_as(deck)
+            # The kept question is in the deck, due now; a right answer moves it out.
+            expect(page.get_by_text("Review deck: 1 due now of 1 questions")).to_be_visible()
+            page.get_by_text("Review due cards").click()
+            page.get_by_text("1 due · reviewed 0 times before").wait_for()
+            page.get_by_role("radiogroup", name="Your answer").get_by_text(key, exact=True).click()
+            expect(page.get_by_text("Correct!")).to_be_visible()
+            expect(page.get_by_text("Next review of this card in 10 minutes")).to_be_visible()
+            page.get_by_role("button", name="Next card").click()
+            expect(page.get_by_text("Review deck: 0 due now of 1 questions")).to_be_visible()
+            expect(page.get_by_text("No card is due", exact=False)).to_be_visible()
             page.screenshot(path=str(tmp_path / "quiz.png"))
 
     with zipfile.ZipFile(io.BytesIO(deck.read_bytes())) as package:
@@ -113,4 +131,4 @@ def test_a_kept_quiz_question_downloads_as_an_anki_deck(tmp_path, ollama_server,
     collection = sqlite3.connect(tmp_path / "collection.anki2")
     assert collection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     fields = [row[0].split("\x1f") for row in collection.execute("SELECT flds FROM notes")]
-    assert len(fields) == 1 and fields[0][0] == STEM and fields[0][2] == SEEN["key"]
+    assert len(fields) == 1 and fields[0][0] == SEEN["stem"] and fields[0][2].lower() == SEEN["key"].lower()
