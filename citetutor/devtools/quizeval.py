@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from citetutor.devtools.evaluation import load_set
+from citetutor.devtools.evaluation import SUPPORTED, QuestionSet, load_set
 from citetutor.errors import InputError
 from citetutor.quiz import QuizItem
 
@@ -30,6 +30,8 @@ class RangeReport:
     rejected: dict[str, int] = field(default_factory=dict)
     shortfall: str = ""
     dropped: list[tuple[str, str, str]] = field(default_factory=list)
+    tutor_question: str = ""  # a supported question of the PDF's set answered on these pages
+    tutor_s: float | None = None  # its gated answer's time, measured right after the quiz
 
     @property
     def first_item_s(self) -> float | None:
@@ -42,14 +44,14 @@ def verdict_key(pdf: str, item: QuizItem) -> str:
     return hashlib.sha256(f"{pdf}\n{item.candidate.stem}\n{item.key}".encode()).hexdigest()[:16]
 
 
-def load_plan(path: Path) -> list[tuple[Path, str, list[tuple[int, int]], int]]:
-    """(pdf, subject, ranges, count) per entry of a quiz-range file; PDFs come from question sets."""
+def load_plan(path: Path) -> list[tuple[QuestionSet, list[tuple[int, int]], int]]:
+    """(question set, ranges, count) per entry of a quiz-range file: the sets name the PDFs."""
     try:
         raw = json.loads(path.read_text())
         plan = []
         for entry in raw["ranges"]:
             qset = load_set(path.parent / entry["set"])
-            plan.append((qset.pdf, qset.subject, [tuple(r) for r in entry["pages"]], raw.get("count", 5)))
+            plan.append((qset, [tuple(r) for r in entry["pages"]], raw.get("count", 5)))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"Cannot read the quiz ranges {path} ({exc}); see evals/quiz-ranges.json.") from exc
     return plan
@@ -58,11 +60,11 @@ def load_plan(path: Path) -> list[tuple[Path, str, list[tuple[int, int]], int]]:
 def run_ranges(pipe, plan, on_range: Callable[[RangeReport], None] = lambda r: None) -> list[RangeReport]:
     """Ingest each PDF once and make a quiz of each of its ranges, timing every kept item."""
     reports = []
-    for pdf, subject_name, ranges, count in plan:
-        subject = pipe.create_subject(subject_name)
-        doc = pipe.upload(pdf.read_bytes(), pdf.name, subject)
+    for qset, ranges, count in plan:
+        subject = pipe.create_subject(qset.subject)
+        doc = pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
         for first, last in ranges:
-            report = RangeReport(pdf.name, first, last, count)
+            report = RangeReport(qset.pdf.name, first, last, count)
             started = time.perf_counter()
 
             def kept(item, report=report, started=started) -> None:
@@ -71,6 +73,13 @@ def run_ranges(pipe, plan, on_range: Callable[[RangeReport], None] = lambda r: N
             report.seconds = time.perf_counter() - started
             report.kept, report.rejected, report.shortfall = result.items, result.rejected, result.shortfall
             report.dropped = result.dropped
+            # Side by side: the first quiz item against one gated tutor answer on the same pages.
+            asked = next((c for c in qset.cases if c.kind == SUPPORTED and c.pages
+                          and all(first <= p <= last for p in c.pages)), None)
+            if asked is not None:
+                started = time.perf_counter()
+                pipe.ask(asked.question, subject, mode=asked.mode)
+                report.tutor_question, report.tutor_s = asked.question, time.perf_counter() - started
             reports.append(report)
             on_range(report)
     return reports
@@ -83,7 +92,9 @@ def range_lines(report: RangeReport, verdicts: dict) -> str:
     dropped = ", ".join(f"{n} {code}" for code, n in report.rejected.items()) or "none"
     lines = [f"## {report.pdf} pp. {report.first}-{report.last}: {len(report.kept)}/{report.asked} kept, "
              f"first after {first}, {per} per kept item, {report.seconds:.0f} s in all; dropped: {dropped}"
-             + (f"\n   {report.shortfall}" if report.shortfall else "")]
+             + (f"\n   {report.shortfall}" if report.shortfall else "")
+             + (f"\n   one gated tutor answer on these pages: {report.tutor_s:.0f} s ({report.tutor_question})"
+                if report.tutor_s is not None else "")]
     for kind, code, detail in report.dropped:
         lines.append(f"  dropped {kind} ({code}): {detail}"[:400])
     for item in report.kept:
@@ -101,7 +112,8 @@ def range_lines(report: RangeReport, verdicts: dict) -> str:
 def table(reports: list[RangeReport], verdicts: dict) -> str:
     """Per PDF: ranges, kept of asked, kinds kept, wrong keys by the reader, times."""
     rows = ["| PDF | ranges | kept / asked | ranges with 0 | cloze / mcq / short kept | wrong keys "
-            "(reader) | not yet judged | median first item | median per kept item |", "|" + "---|" * 9]
+            "(reader) | not yet judged | median first item | median per kept item | tutor answer, same pages |",
+            "|" + "---|" * 10]
     by_pdf: dict[str, list[RangeReport]] = {}
     for r in reports:
         by_pdf.setdefault(r.pdf, []).append(r)
@@ -112,12 +124,17 @@ def table(reports: list[RangeReport], verdicts: dict) -> str:
         wrong = sum(v is not None and not v.get("key_right", False) for v in judged)
         firsts = [r.first_item_s for r in rs if r.first_item_s is not None]
         pers = [r.seconds / len(r.kept) for r in rs if r.kept]
+        tutor = [r.tutor_s for r in rs if r.tutor_s is not None]
         rows.append(f"| {pdf} | {len(rs)} | {len(items)}/{sum(r.asked for r in rs)} "
                     f"| {sum(not r.kept for r in rs)} | {' / '.join(map(str, kinds))} | {wrong} "
-                    f"| {sum(v is None for v in judged)} "
-                    f"| {statistics.median(firsts):.0f} s | " if firsts else "| - | ")
-        rows[-1] += f"{statistics.median(pers):.0f} s |" if pers else "- |"
+                    f"| {sum(v is None for v in judged)} | {_median_s(firsts)} | {_median_s(pers)} "
+                    f"| {_median_s(tutor)} |")
     return "\n".join(rows)
+
+
+def _median_s(seconds: list[float]) -> str:
+    """'12 s', or '-' when nothing was measured."""
+    return f"{statistics.median(seconds):.0f} s" if seconds else "-"
 
 
 def load_verdicts(path: Path) -> dict:
