@@ -1,4 +1,5 @@
-"""The library's tables: every statement on subjects, documents, pages, chunks and vectors.
+"""The library's tables of subjects, documents and pages. Chunks, their search terms and
+vectors belong to index.py, so this table layer depends on no search code.
 
 Rows come back typed. The exceptions are retrieval.py's reads on the search path (the vector
 block and BM25 postings of a scope, the embedding-model check, the winning chunks by key),
@@ -11,10 +12,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TypedDict, cast
 
-import numpy as np
-
-from citetutor.chunking import Chunk
-from citetutor.retrieval import Hit, index_terms
 from citetutor.states import DocStatus, PageSource, ReviewState
 from citetutor.store import Store
 
@@ -144,21 +141,18 @@ def files_in_use(store: Store) -> set[str]:
     return {row[0] for row in store.query("SELECT DISTINCT sha256 FROM documents")}
 
 
-def insert_document(store: Store, row: NewDocument, pages: list[NewPage], chunks: list[Chunk],
-                    vectors: np.ndarray) -> None:
-    """Write a document, its pages, chunks and vectors in one transaction."""
-    with store.transaction() as cur:
-        cur.execute(
-            "INSERT INTO documents (id, sha256, subject_id, title, filename, kind, status, "
-            "page_count, embedding_model, embedding_dim) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [row["id"], row["sha256"], row["subject_id"], row["title"], row["filename"], row["kind"],
-             row["status"], row["page_count"], row["embedding_model"], row["embedding_dim"]])
-        cur.executemany(
-            "INSERT INTO pages (doc_id, page_no, text, source, review_state, image_path, width, "
-            "height) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [[row["id"], p["page_no"], p["text"], p["source"], p["review_state"], p["image_path"],
-              p["width"], p["height"]] for p in pages])
-        _insert_chunks(cur, chunks, vectors, row["embedding_model"])
+def write_document(cur, row: NewDocument, pages: list[NewPage]) -> None:
+    """Write a document row and its pages inside the caller's transaction (index.py's)."""
+    cur.execute(
+        "INSERT INTO documents (id, sha256, subject_id, title, filename, kind, status, "
+        "page_count, embedding_model, embedding_dim) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [row["id"], row["sha256"], row["subject_id"], row["title"], row["filename"], row["kind"],
+         row["status"], row["page_count"], row["embedding_model"], row["embedding_dim"]])
+    cur.executemany(
+        "INSERT INTO pages (doc_id, page_no, text, source, review_state, image_path, width, "
+        "height) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [[row["id"], p["page_no"], p["text"], p["source"], p["review_state"], p["image_path"],
+          p["width"], p["height"]] for p in pages])
 
 
 def delete_document(store: Store, doc_id: str) -> None:
@@ -170,69 +164,6 @@ def delete_document(store: Store, doc_id: str) -> None:
             cur.execute(f"DELETE FROM {table} WHERE doc_id = ?", [doc_id])
         cur.execute("DELETE FROM documents WHERE id = ?", [doc_id])
         cur.execute("DELETE FROM answer_cache")  # cached answers may cite this document
-
-
-def vector_size(store: Store, model: str) -> int | None:
-    """The vector size the library holds for `model`, if any document was embedded with it."""
-    known = store.query("SELECT DISTINCT embedding_dim FROM documents WHERE embedding_model = ? "
-                        "AND embedding_dim IS NOT NULL", [model])
-    return known[0][0] if known else None
-
-
-# --- chunks and vectors -----------------------------------------------------------------
-
-
-def chunk_texts(store: Store, doc_id: str) -> list[tuple[str, str]]:
-    """(chunk ID, text) of a document's chunks, in ID order."""
-    return [(cid, text) for cid, text in
-            store.query("SELECT id, text FROM chunks WHERE doc_id = ? ORDER BY id", [doc_id])]
-
-
-def replace_vectors(store: Store, doc_id: str, chunk_ids: list[str], vectors: np.ndarray,
-                    model: str) -> None:
-    """Swap a document's vectors for `model`'s, atomically."""
-    with store.transaction() as cur:
-        cur.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE doc_id = ?)",
-                    [doc_id])
-        _insert_vectors(cur, chunk_ids, vectors, model)
-        cur.execute("UPDATE documents SET embedding_model = ?, embedding_dim = ? WHERE id = ?",
-                    [model, int(vectors.shape[1]) if chunk_ids else None, doc_id])
-
-
-def page_range_chunks(store: Store, doc_id: str, first: int, last: int) -> list[Hit]:
-    """A ready document's chunks on pages first..last, in reading order."""
-    rows = store.query(
-        "SELECT c.id, c.doc_id, d.title, c.page_no, c.text, c.bboxes, c.word_boxes FROM chunks c "
-        f"JOIN documents d ON d.id = c.doc_id WHERE c.doc_id = ? AND d.status = '{DocStatus.READY}' "
-        "AND c.page_no BETWEEN ? AND ? ORDER BY c.page_no, c.ord", [doc_id, first, last])
-    return [Hit(*row) for row in rows]
-
-
-def _insert_chunks(cur, chunks: list[Chunk], vectors: np.ndarray, model: str) -> None:
-    """Insert chunks, their BM25 terms and their vectors inside the caller's transaction."""
-    if not chunks:
-        return
-    cur.executemany(
-        "INSERT INTO chunks (id, doc_id, page_no, ord, text, char_start, char_end, bboxes, "
-        "word_boxes, terms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [[c.id, c.doc_id, c.page_no, c.ord, c.text, c.start, c.end, c.bboxes, c.word_boxes,
-          index_terms(c.text)] for c in chunks])
-    _insert_vectors(cur, [c.id for c in chunks], vectors, model)
-
-
-def _insert_vectors(cur, chunk_ids: list[str], vectors: np.ndarray, model: str) -> None:
-    """One vector per chunk, tagged with the model that made it."""
-    cur.executemany("INSERT INTO embeddings VALUES (?, ?, ?)",
-                    [[cid, model, v.tolist()] for cid, v in zip(chunk_ids, vectors)])
-
-
-def backfill_terms(store: Store) -> None:
-    """Tokenise chunks stored before terms were kept beside them (once, when a library opens)."""
-    missing = store.query("SELECT id, text FROM chunks WHERE terms IS NULL")
-    if missing:
-        with store.transaction(library=False) as cur:
-            cur.executemany("UPDATE chunks SET terms = ? WHERE id = ?",
-                            [[index_terms(text), cid] for cid, text in missing])
 
 
 # --- scanned pages ----------------------------------------------------------------------
@@ -276,19 +207,6 @@ def approved_pages(store: Store, doc_id: str) -> list[tuple[int, str]]:
         [doc_id, ReviewState.APPROVED])]
 
 
-def release_scan(store: Store, doc_id: str, chunks: list[Chunk], vectors: np.ndarray, model: str) -> None:
-    """Index a fully reviewed scan's chunks (replacing any of the same IDs) and open it."""
-    with store.transaction() as cur:
-        ids = [c.id for c in chunks]
-        if ids:  # re-review after reopening: replace the page's old chunks
-            marks = ", ".join("?" * len(ids))
-            cur.execute(f"DELETE FROM embeddings WHERE chunk_id IN ({marks})", ids)
-            cur.execute(f"DELETE FROM chunks WHERE id IN ({marks})", ids)
-        _insert_chunks(cur, chunks, vectors, model)
-        dim = int(vectors.shape[1]) if chunks else None
-        cur.execute("UPDATE documents SET status = ?, embedding_model = ?, "
-                    "embedding_dim = coalesce(embedding_dim, ?) WHERE id = ?",
-                    [DocStatus.READY, model, dim, doc_id])
 
 
 def reopen_page(store: Store, doc_id: str, page_no: int) -> None:

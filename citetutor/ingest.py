@@ -5,22 +5,20 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
-from citetutor import catalog
+from citetutor import catalog, index
 from citetutor.chunking import Chunk, chunk_page
 from citetutor.config import Limits
-from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError, PdfError
+from citetutor.errors import InputError, PdfError
 from citetutor.library import drop_files_if_unowned, file_lock, original_path, page_image_dir
 from citetutor.models.base import Embedder
 from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
 from citetutor.states import DocStatus, PageSource, ReviewState
 from citetutor.store import Store
 
-Progress = Callable[[float, str], object]  # (fraction done, message); any return is ignored
-EMBED_BATCH = 8  # progress moves every 8 passages (about a second offline)
+Progress = index.Progress
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ def ingest_pdf(store: Store, embedder: Embedder, files_dir: Path, data: bytes, f
             images = _keep_files(data, filename, password, pages, files_dir, sha, limits)
             chunks = [c for p in pages if not p.is_scanned
                       for c in chunk_page(doc_id, p, limits.chunk_chars, limits.chunk_overlap)]
-            vectors = embed_texts(embedder, [c.text for c in chunks], progress)
+            vectors = index.embed(store, embedder, [c.text for c in chunks], progress)
             status = DocStatus.NEEDS_REVIEW if kind == "scan" else DocStatus.READY
             _store_document(store, doc_id, sha, subject_id, filename, kind, status, pages, images,
                             chunks, vectors, embedder)
@@ -145,68 +143,20 @@ def _keep_files(data: bytes, filename: str, password: str | None, pages: list[Pa
         doc.close()
 
 
-def embed_texts(embedder: Embedder, texts: list[str], progress: Progress = _quiet) -> np.ndarray:
-    """Embed texts in batches, reporting progress; the vectors are checked before any is kept."""
-    if not texts:
-        return np.zeros((0, 0), dtype=np.float32)
-    batches = []
-    for start in range(0, len(texts), EMBED_BATCH):
-        progress(0.4 + 0.55 * start / len(texts), f"Embedding passage {start + 1} of {len(texts)}")
-        batch = texts[start:start + EMBED_BATCH]
-        batches.append(checked_vectors(embedder, embedder.embed(batch), len(batch)))
-    if len({b.shape[1] for b in batches}) > 1:
-        raise ModelOutputError(f"{embedder.name} returned vectors of different sizes within one "
-                               "document; check the embedding model, then upload again.")
-    return np.vstack(batches)
-
-
-def checked_vectors(embedder: Embedder, vectors, count: int) -> np.ndarray:
-    """`count` finite, non-zero vectors of one size, or a ModelOutputError naming the model."""
-    try:
-        vectors = np.asarray(vectors, dtype=np.float32)
-    except (TypeError, ValueError):
-        vectors = np.zeros((0, 0), dtype=np.float32)
-    fix = "check that the embedding model is installed and working, then try again."
-    if vectors.ndim != 2 or vectors.shape[0] != count or vectors.shape[1] == 0:
-        raise ModelOutputError(f"{embedder.name} returned {vectors.shape[0] if vectors.ndim else 0} "
-                               f"usable vectors for {count} passages; {fix}")
-    if not np.isfinite(vectors).all() or not np.linalg.norm(vectors, axis=1).all():
-        raise ModelOutputError(f"{embedder.name} returned empty or non-numeric (NaN) vectors; {fix}")
-    return vectors
-
-
-def reembed_document(store: Store, embedder: Embedder, doc_id: str, progress: Progress = _quiet) -> int:
-    """Replace a document's vectors with `embedder`'s, atomically; returns chunks embedded."""
-    rows = catalog.chunk_texts(store, doc_id)
-    vectors = embed_texts(embedder, [text for _, text in rows], progress)
-    catalog.replace_vectors(store, doc_id, [cid for cid, _ in rows], vectors, embedder.name)
-    return len(rows)
-
-
 def _store_document(store: Store, doc_id: str, sha: str, subject_id: int, filename: str,
                     kind: str, status: str, pages: list[PageContent], images: dict[int, str],
                     chunks: list[Chunk], vectors: np.ndarray, embedder: Embedder) -> None:
     """Write the document, its pages, chunks and vectors atomically."""
     dim = int(vectors.shape[1]) if len(chunks) else None
-    check_dimension(store, embedder.name, dim)
     row = catalog.NewDocument(id=doc_id, sha256=sha, subject_id=subject_id, title=_title(filename),
                               filename=filename, kind=kind, status=status, page_count=len(pages),
                               embedding_model=embedder.name, embedding_dim=dim)
-    catalog.insert_document(store, row, [
-        catalog.NewPage(page_no=p.page_no, text=p.text, review_state=_review_state(p),
-                        source=PageSource.OCR if p.is_scanned else PageSource.TEXT,
-                        image_path=images.get(p.page_no), width=p.width, height=p.height)
-        for p in pages], chunks, vectors)
-
-
-def check_dimension(store: Store, model: str, dim: int | None) -> None:
-    """Vectors of one model name must have one size, or no question could compare them."""
-    known = catalog.vector_size(store, model)
-    if dim is not None and known is not None and known != dim:
-        raise EmbeddingMismatch(
-            f"{model} now returns {dim}-number vectors, but your library holds {known}-number "
-            "ones under the same name (the model behind the name changed). Use 'Re-embed' in the "
-            "Library, or restore the previous model.")
+    rows = [catalog.NewPage(page_no=p.page_no, text=p.text, review_state=_review_state(p),
+                            source=PageSource.OCR if p.is_scanned else PageSource.TEXT,
+                            image_path=images.get(p.page_no), width=p.width, height=p.height)
+            for p in pages]
+    index.index_document(store, lambda cur: catalog.write_document(cur, row, rows), chunks, vectors,
+                         embedder.name)
 
 
 def _review_state(page: PageContent) -> str:

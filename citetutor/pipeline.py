@@ -8,12 +8,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from citetutor import catalog, chat, gate, library, marking, quiz, review, scan, tracing, tutor
+from citetutor import catalog, chat, gate, index, library, marking, quiz, review, scan, tracing, tutor
 from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F401 - row types, for the UI
 from citetutor.chat import Turn
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, NotFound
-from citetutor.ingest import IngestResult, Progress, ingest_pdf, reembed_document
+from citetutor.ingest import IngestResult, Progress, ingest_pdf
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import open_pdf, render_png, with_highlights
 from citetutor.quiz import QuizItem, QuizResult
@@ -37,7 +37,7 @@ class Pipeline:
         self.settings = settings
         self.store = store or Store(settings.db_path)
         library.sweep_orphan_files(self.store, settings.files_dir)
-        catalog.backfill_terms(self.store)  # libraries from before chunks kept their BM25 terms
+        index.backfill_terms(self.store)  # libraries from before chunks kept their BM25 terms
         self.models = models or build_models(settings)
         self.tracer = tracing.Tracer(self.store, settings.sentry)
         self.gate = gate.Gate(self.store, self.models.embedder, self.models.drafter,
@@ -114,7 +114,7 @@ class Pipeline:
 
     def reembed(self, doc_id: str, progress: Progress = _quiet) -> int:
         """Replace a document's vectors with the current embedder's; returns chunks embedded."""
-        return reembed_document(self.store, self.models.embedder, doc_id, progress)
+        return index.reembed(self.store, self.models.embedder, doc_id, progress)
 
     # Tutor and quiz
     def ask(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (), mode: tutor.Mode = "explain",

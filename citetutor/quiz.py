@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from citetutor import catalog, cloze, prompts
+from citetutor import cloze, index, prompts
 from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes, stems
@@ -141,7 +141,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
 def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     """Chunks of the page range, spread evenly when there are more than fit one prompt."""
     assert scope.pages is not None  # make_quiz always passes the learner's range
-    rows = catalog.page_range_chunks(gate.store, doc_id, *scope.pages)
+    rows = index.page_range_chunks(gate.store, doc_id, *scope.pages)
     if not rows:
         raise InputError(f"Pages {scope.pages[0]}–{scope.pages[1]} have no text to make questions "
                          "from; pick another range (scanned pages must be reviewed first).")

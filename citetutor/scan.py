@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citetutor import catalog
+from citetutor import catalog, index
 from citetutor.chunking import chunk_page
 from citetutor.config import Limits
 from citetutor.errors import InputError, NotFound
-from citetutor.ingest import Progress, embed_texts
+from citetutor.index import Progress
 from citetutor.library import get_document
 from citetutor.models.base import Embedder, OcrModel
 from citetutor.pdf import PageContent
@@ -54,6 +54,5 @@ def _release_if_complete(store: Store, embedder: Embedder, limits: Limits, doc_i
         return False
     chunks = [c for page_no, text in catalog.approved_pages(store, doc_id)
               for c in chunk_page(doc_id, PageContent(page_no, text), limits.chunk_chars, limits.chunk_overlap)]
-    catalog.release_scan(store, doc_id, chunks, embed_texts(embedder, [c.text for c in chunks]),
-                         embedder.name)
+    index.release_scan(store, embedder, doc_id, chunks)
     return True

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import os, signal, sys
 sys.path.insert(0, {root!r})
-from citetutor import catalog
+from citetutor import index
 from tests.helpers import make_pipeline
 from pathlib import Path
 point = {point!r}
@@ -24,8 +24,8 @@ pipe = make_pipeline(Path({data!r}))
 subject = pipe.create_subject("S")
 pipe.upload(open({pdf!r}, "rb").read(), "first.pdf", subject)  # committed before the crash
 if point == "transaction":  # after writing chunks and vectors, before COMMIT
-    original = catalog._insert_chunks
-    catalog._insert_chunks = lambda cur, *a: (original(cur, *a), die())
+    original = index.insert_chunks
+    index.insert_chunks = lambda cur, *a: (original(cur, *a), die())
 def progress(fraction, message):
     if (point == "reading" and message.startswith("Reading page 2")
             or point == "embedding" and message.startswith("Embedding")

@@ -63,3 +63,22 @@ def test_reopening_a_page_takes_the_document_out_again(scan):
 def test_approving_an_empty_page_asks_for_text_or_blank(scan):
     with pytest.raises(InputError, match="mark it blank"):
         scan.review_page(scan.doc.doc_id, 1, "  ", "approved")
+
+
+def test_a_scan_release_with_a_resized_embedder_is_refused_and_loses_no_review(scan):
+    """Vectors of two sizes under one model name once broke every question in the subject."""
+    from citetutor.errors import EmbeddingMismatch
+    from tests.corpus import MIT
+    scan.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", scan.subject_id)  # 64-number vectors
+    scan.run_ocr(scan.doc.doc_id)
+    for page_no in range(1, 6):
+        scan.review_page(scan.doc.doc_id, page_no, PAGES[page_no - 1], "approved")
+    scan.models.embedder.dim = 32  # same name, other size
+    with pytest.raises(EmbeddingMismatch, match="Re-embed"):
+        scan.review_page(scan.doc.doc_id, 6, "", "blank")
+    sizes = scan.store.query("SELECT DISTINCT len(vector) FROM embeddings")
+    assert sizes == [(64,)], "no vector of the other size was stored"
+    assert [p["review_state"] for p in scan.scan_pages(scan.doc.doc_id)] == ["approved"] * 5 + ["blank"]
+    scan.models.embedder.dim = 64  # the model is put back: the release goes through
+    assert scan.review_page(scan.doc.doc_id, 6, "", "blank") is True
+    assert _hits(scan), "and the subject answers questions again"
