@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 
 from citetutor.checks import QUESTION_FRAME
 from citetutor.evidence import stems
+from citetutor.inputs import MAX_QUESTION_CHARS
 from citetutor.store import Store
 from citetutor.tutor import TutorAnswer, answer_from_fields
 
@@ -35,7 +36,10 @@ def searched_question(question: str, previous: str | None) -> str:
         return question
     topic = set(stems(question)) - NOT_A_TOPIC
     short_and_pointing = POINTING_BACK.search(question) and len(topic) <= 2
-    return f"{previous} {question}" if short_and_pointing or not topic else question
+    if not (short_and_pointing or not topic):
+        return question
+    room = MAX_QUESTION_CHARS - len(question) - 1  # the pair stays a question the tutor accepts
+    return f"{previous[-room:]} {question}" if room > 0 else question
 
 
 def history(store: Store, subject_id: int, limit: int = HISTORY_LIMIT) -> list[Turn]:

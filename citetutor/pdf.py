@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import stringprep
 import unicodedata
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,22 +93,58 @@ def page_count(doc: pymupdf.Document, name: str) -> int:
     return count
 
 
+# A page's drawing instructions, unpacked: textbook pages hold well under 1 MB; a stream that
+# inflates past this is a decompression bomb (one of 50 kB reached 200 MB, read at 602 MB).
+MAX_PAGE_CONTENT_BYTES = 32 * 1024 * 1024
+
+
+def unpacked_size_ok(doc: pymupdf.Document, page: pymupdf.Page, limit: int = MAX_PAGE_CONTENT_BYTES) -> bool:
+    """Whether the page's content streams unpack to at most `limit` bytes, inflating at most
+    that much to find out (MuPDF itself would inflate the whole stream)."""
+    total = 0
+    for xref in page.get_contents():
+        raw = doc.xref_stream_raw(xref) or b""
+        kind, value = doc.xref_get_key(xref, "Filter")
+        if value in ("/FlateDecode", "[/FlateDecode]"):
+            inflater = zlib.decompressobj()
+            try:
+                total += len(inflater.decompress(raw, limit - total + 1))
+            except zlib.error:
+                return True  # damaged: MuPDF's own reading reports it
+        else:
+            total += len(raw)
+        if total > limit:
+            return False
+    return True
+
+
 def read_page(doc: pymupdf.Document, index: int, name: str) -> PageContent:
     """Read one page (0-based index) into text built from its words, so spans map to boxes."""
     try:
         page = doc.load_page(index)
+        big = not unpacked_size_ok(doc, page)
+    except Exception as exc:
+        raise _damaged_page(index, name) from exc
+    if big:
+        raise PdfError(f"Page {index + 1} of '{name}' unpacks to more than "
+                       f"{MAX_PAGE_CONTENT_BYTES // (1024 * 1024)} MB of drawing instructions, far more "
+                       "than a page of notes needs; re-export or print the PDF and upload that copy.")
+    try:
         textpage = page.get_textpage()
         raw_words = page.get_text("words", sort=True, textpage=textpage)
         raised = _raised_chars(page.get_text("rawdict", textpage=textpage))
         has_images = bool(page.get_images(full=False)) or _has_inline_image(page)
         rect = page.rect
     except Exception as exc:
-        raise PdfError(
-            f"Page {index + 1} of '{name}' cannot be read (the file is damaged there). "
-            "Re-export the PDF or remove that page, then upload again."
-        ) from exc
+        raise _damaged_page(index, name) from exc
     text, words = _join_words(raw_words, raised)
     return PageContent(index + 1, text, words, rect.width, rect.height, has_images)
+
+
+def _damaged_page(index: int, name: str) -> PdfError:
+    """The error for a page MuPDF cannot read."""
+    return PdfError(f"Page {index + 1} of '{name}' cannot be read (the file is damaged there). "
+                    "Re-export the PDF or remove that page, then upload again.")
 
 
 def _has_inline_image(page: pymupdf.Page) -> bool:

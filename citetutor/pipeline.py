@@ -14,6 +14,7 @@ from citetutor.chat import Turn
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, NotFound
 from citetutor.ingest import IngestResult, Progress, ingest_pdf
+from citetutor.inputs import MAX_QUESTION_CHARS, question_text, valid_text  # noqa: F401 - the limit, for the UI
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import open_pdf, render_png, with_highlights
 from citetutor.quiz import QuizItem, QuizResult
@@ -48,7 +49,7 @@ class Pipeline:
     # Library
     def create_subject(self, name: str) -> int:
         """Create (or find) a subject by name."""
-        return library.create_subject(self.store, name)
+        return library.create_subject(self.store, valid_text(name, "subject name"))
 
     def subjects(self) -> list[catalog.SubjectRow]:
         """All subjects."""
@@ -69,6 +70,8 @@ class Pipeline:
         A missing OCR model does not lose the upload: the scan is kept, `ocr_problem` says
         why, and Scan Review offers the drafts again.
         """
+        if password is not None:
+            valid_text(password, "password")
         with self.tracer.request("ingest", subject_id) as trace:
             with trace.span("ingest", model=self.models.embedder.name):
                 result = ingest_pdf(self.store, self.models.embedder, self.settings.files_dir, data,
@@ -119,19 +122,20 @@ class Pipeline:
     # Tutor and quiz
     def ask(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (), mode: tutor.Mode = "explain",
             learner_notes: str = "", on_stage: gate.StageCallback = gate.ignore_stage) -> tutor.TutorAnswer:
-        """Answer through the gate."""
-        return tutor.answer(self.gate, question, Scope(subject_id, doc_ids), mode, learner_notes, on_stage)
+        """Answer through the gate (a question over 2,000 characters, or not valid text, is refused)."""
+        return tutor.answer(self.gate, question_text(question), Scope(subject_id, doc_ids), mode,
+                            valid_text(learner_notes, "note about you"), on_stage)
 
     def searched_question(self, question: str, subject_id: int) -> str:
         """What retrieval will be given for the next turn (a follow-up carries its context)."""
         past = chat.history(self.store, subject_id, limit=1)
-        return chat.searched_question(question.strip(), past[-1].question if past else None)
+        return chat.searched_question(question_text(question).strip(), past[-1].question if past else None)
 
     def candidate_pages(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = ()) -> list[Citation]:
         """The pages the gate will check, before any model runs (shown as 'not an answer yet')."""
         if not question.strip():
             return []
-        return tutor.candidate_pages(self.gate, question, Scope(subject_id, doc_ids))
+        return tutor.candidate_pages(self.gate, question_text(question), Scope(subject_id, doc_ids))
 
     def chat(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (),
              mode: tutor.Mode = "explain", learner_notes: str = "",

@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from citetutor.pipeline import DocStatus, Mode
+from citetutor.pipeline import MAX_QUESTION_CHARS, DocStatus, Mode
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents, warn_missing_models
 from citetutor.ui.widgets import (
     STAGE_PROGRESS,
@@ -73,7 +73,7 @@ if turns and st.button("Clear this conversation", icon=":material/delete_sweep:"
     pipeline.clear_chat(subject["id"])
     st.rerun()
 
-question = st.chat_input("Ask about your notes…")
+question = st.chat_input("Ask about your notes…", max_chars=MAX_QUESTION_CHARS)
 if question:
     with st.chat_message("user"):
         st.markdown(question)

@@ -213,3 +213,34 @@ def test_a_server_that_is_not_ollama_says_so(ollama_server, client):
     ollama_server.raw_body = b"<html>login page</html>"  # ... with a body that is not JSON
     with pytest.raises(ModelUnavailable, match="not Ollama's API"):
         OllamaChat(client, "qwen2.5:3b").chat_json(MESSAGES, SCHEMA)
+
+
+# Replies of the wrong shape: valid JSON that is not what Ollama's API promises. Each once
+# escaped as a pydantic ValidationError or a numpy error with no advice.
+WRONG_SHAPES = {
+    "chat without a message": (b'{"model": "qwen2.5:3b", "done": true}', "chat"),
+    "chat message of the wrong type": (b'{"model": "q", "message": 7, "done": true}', "chat"),
+    "no embeddings": (b'{"model": "m", "embeddings": []}', "embed"),
+    "embeddings not a list": (b'{"model": "m", "embeddings": "none"}', "embed"),
+    "ragged vectors": (b'{"model": "m", "embeddings": [[1.0, 2.0], [1.0]]}', "embed"),
+    "strings in a vector": (b'{"model": "m", "embeddings": [["a", "b"], ["c", "d"]]}', "embed"),
+    "nulls in a vector": (b'{"model": "m", "embeddings": [[null, 1.0], [1.0, null]]}', "embed"),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_SHAPES)
+def test_a_reply_of_the_wrong_shape_is_a_clear_error_naming_the_server_and_model(ollama_server, client, case):
+    from citetutor.errors import CiteTutorError
+    body, call = WRONG_SHAPES[case]
+    ollama_server.models |= {"qwen2.5:3b", "nomic-embed-text"}
+    ollama_server.enqueue_chat("qwen2.5:3b", json.dumps(REPLY))
+    ollama_server.raw_body = body
+    with pytest.raises(CiteTutorError) as raised:
+        if call == "chat":
+            OllamaChat(client, "qwen2.5:3b").chat_json(MESSAGES, SCHEMA)
+        else:
+            OllamaEmbedder(client, "nomic-embed-text").embed(["one text", "another text"])
+    message = str(raised.value)
+    assert ollama_server.url in message and ("qwen2.5:3b" in message or "nomic-embed-text" in message)
+    assert "cannot read" in message and "check" in message, message
+    assert "{" not in message, "no excerpt of the raw reply"

@@ -96,12 +96,35 @@ def normalise(vectors: np.ndarray) -> np.ndarray:
     return vectors / np.maximum(norms, 1e-12)
 
 
-def embed_in_batches(texts: list[str], batch_size: int,
-                     fetch: Callable[[list[str]], list[list[float]]]) -> np.ndarray:
-    """L2-normalised float32 rows for `texts`, asking a server for one batch at a time."""
+def unreadable(server: str, model: str, problem: str) -> ModelOutputError:
+    """The error for a reply of the wrong shape: who sent it, what was wrong, what to check."""
+    return ModelOutputError(f"{server} answered {model} in a form CiteTutor cannot read ({problem}): "
+                            f"check that {model} is the right kind of model for its role and that the "
+                            "server is up to date.")
+
+
+def checked_rows(rows, count: int, server: str, model: str) -> list[list[float]]:
+    """`count` vectors of one non-zero size made of numbers, or an error saying what was wrong."""
+    if not isinstance(rows, list) or len(rows) != count:
+        got = len(rows) if isinstance(rows, list) else "no list of"
+        raise unreadable(server, model, f"{got} vectors for {count} texts")
+    if not all(isinstance(r, list) and r for r in rows) or len({len(r) for r in rows}) != 1:
+        raise unreadable(server, model, "vectors of different sizes")
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for r in rows for x in r):
+        raise unreadable(server, model, "vectors holding something other than numbers")
+    return rows
+
+
+def embed_in_batches(texts: list[str], batch_size: int, fetch: Callable[[list[str]], list[list[float]]],
+                     server: str = "The model server", model: str = "the embedding model") -> np.ndarray:
+    """L2-normalised float32 rows for `texts`, asking a server for one batch at a time; a
+    reply of the wrong shape is a ModelOutputError naming `server` and `model`."""
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     rows: list[list[float]] = []
     for start in range(0, len(texts), batch_size):
-        rows.extend(fetch(list(texts[start:start + batch_size])))
+        batch = list(texts[start:start + batch_size])
+        rows.extend(checked_rows(fetch(batch), len(batch), server, model))
+    if len({len(r) for r in rows}) != 1:
+        raise unreadable(server, model, "vectors of different sizes")
     return normalise(np.asarray(rows, dtype=np.float32))

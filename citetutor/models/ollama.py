@@ -11,10 +11,11 @@ from contextlib import contextmanager
 import httpx
 import numpy as np
 import ollama
+import pydantic
 
 from citetutor.config import ModelRoles
 from citetutor.errors import ModelUnavailable
-from citetutor.models.base import OcrResult, Reply, embed_in_batches
+from citetutor.models.base import OcrResult, Reply, embed_in_batches, unreadable
 
 # GLM-OCR (the default OCR role) is trained on this task prompt; kept here, not in
 # prompts.py, because that module is owned elsewhere.
@@ -62,6 +63,8 @@ def ollama_errors(client: ollama.Client, model: str) -> Iterator[None]:
         ) from exc
     except httpx.TransportError as exc:
         raise ModelUnavailable(f"The connection to Ollama at {host} failed ({exc}); retry") from exc
+    except pydantic.ValidationError as exc:  # JSON, but not of the shape Ollama's API promises
+        raise unreadable(f"Ollama at {host}", model, "fields missing or of the wrong type") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ModelUnavailable(
             f"{host} answered with something that is not Ollama's API; check that "
@@ -116,10 +119,12 @@ class OllamaEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
-        def fetch(batch: list[str]) -> list[list[float]]:
+        def fetch(batch: list[str]) -> list:  # checked by embed_in_batches, whatever came back
             with ollama_errors(self.client, self.model_name):
-                return [list(v) for v in self.client.embed(model=self.model_name, input=batch).embeddings]
-        return embed_in_batches(texts, self.batch_size, fetch)
+                found = self.client.embed(model=self.model_name, input=batch).embeddings
+            return [list(v) if isinstance(v, (list, tuple)) else v for v in found]
+        return embed_in_batches(texts, self.batch_size, fetch, f"Ollama at {host_of(self.client)}",
+                                self.model_name)
 
 
 class OllamaOcr:

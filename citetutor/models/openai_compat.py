@@ -14,7 +14,7 @@ import httpx
 import numpy as np
 
 from citetutor.errors import ModelUnavailable
-from citetutor.models.base import Reply, embed_in_batches
+from citetutor.models.base import Reply, embed_in_batches, unreadable
 
 EMBED_BATCH = 32
 
@@ -94,9 +94,12 @@ class OpenAIChat:
                 continue
             data = self.server.json_of(response, self.model_name)
             break
-        usage = data.get("usage") or {}
-        return Reply(text=data["choices"][0]["message"].get("content") or "", model=self.name,
-                     prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"))
+        try:
+            usage = data.get("usage") or {}
+            return Reply(text=data["choices"][0]["message"].get("content") or "", model=self.name,
+                         prompt_tokens=usage.get("prompt_tokens"), completion_tokens=usage.get("completion_tokens"))
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise unreadable(self.server.base_url, self.model_name, "no message in the reply") from exc
 
 
 class OpenAIEmbedder:
@@ -108,11 +111,14 @@ class OpenAIEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
-        def fetch(batch: list[str]) -> list[list[float]]:
+        def fetch(batch: list[str]) -> list:  # checked by embed_in_batches, whatever came back
             data = self.server.json_of(self.server.post(
                 "/embeddings", {"model": self.model_name, "input": batch}, self.model_name), self.model_name)
-            return [_pooled(item["embedding"]) for item in sorted(data["data"], key=lambda d: d["index"])]
-        return embed_in_batches(texts, self.batch_size, fetch)
+            try:
+                return [_pooled(item["embedding"]) for item in sorted(data["data"], key=lambda d: d["index"])]
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise unreadable(self.server.base_url, self.model_name, "no vectors in the reply") from exc
+        return embed_in_batches(texts, self.batch_size, fetch, self.server.base_url, self.model_name)
 
 
 def _pooled(embedding: list) -> list[float]:
