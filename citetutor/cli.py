@@ -1,4 +1,4 @@
-"""`python -m citetutor ingest|ask|quiz|eval|health|bench`: the pipeline without the UI."""
+"""`python -m citetutor ingest|ask|quiz|restore|eval|quiz-eval|flip|health|bench`: the pipeline without the UI."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, InputError
 from citetutor.models.factory import build_models
-from citetutor.pipeline import Pipeline
+from citetutor.pipeline import Pipeline, restore_library
 
 
 def cmd_ingest(pipe: Pipeline, args) -> None:
@@ -140,6 +140,7 @@ def parser() -> argparse.ArgumentParser:
                           help="also time one unchecked draft per supported question, side by side")
     evaluate.add_argument("--untouched", action="store_true",
                           help="also run the held-out sets (once first, once last; never to tune)")
+    sub.add_parser("restore", help="replace a damaged library with its newest readable snapshot")
     quiz_eval = sub.add_parser("quiz-eval", help="quizzes over page ranges of real PDFs (see evals/)")
     quiz_eval.add_argument("ranges", nargs="?", default="evals/quiz-ranges.json",
                            help="a quiz-range file naming question sets' PDFs and page ranges")
@@ -168,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; CiteTutorErrors print their fix and exit 1."""
     args = parser().parse_args(argv)
     settings = Settings()
+    if args.command == "restore":  # the library may not open: no Pipeline
+        try:
+            print(restore_library(settings))
+        except CiteTutorError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        return 0
     models = None
     scratch = None
     if args.command in ("bench", "eval", "flip", "quiz-eval"):

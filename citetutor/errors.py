@@ -35,3 +35,11 @@ class InputError(CiteTutorError):
 
 class LibraryUnavailable(CiteTutorError):
     """The library (data folder or DuckDB file) cannot be opened."""
+
+
+class LibraryDamaged(LibraryUnavailable):
+    """The library file cannot be read; `snapshot` is the newest readable copy, if any."""
+
+    def __init__(self, message: str, path=None, snapshot=None):
+        super().__init__(message)
+        self.path, self.snapshot = path, snapshot

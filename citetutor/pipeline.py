@@ -8,11 +8,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from citetutor import catalog, chat, gate, index, library, marking, quiz, review, scan, tracing, tutor
+from citetutor import backups, catalog, chat, gate, index, library, marking, quiz, review, scan, tracing, tutor
 from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F401 - row types, for the UI
 from citetutor.chat import Turn
 from citetutor.config import Settings
-from citetutor.errors import CiteTutorError, NotFound
+from citetutor.errors import CiteTutorError, LibraryDamaged, NotFound
 from citetutor.ingest import IngestResult, Progress, ingest_pdf
 from citetutor.inputs import MAX_QUESTION_CHARS, question_text, valid_text  # noqa: F401 - the limit, for the UI
 from citetutor.models.factory import ModelSet, build_models
@@ -28,6 +28,27 @@ def _quiet(_: float, __: str) -> None:
     """Default progress sink."""
 
 
+def open_library(settings: Settings) -> Store:
+    """The learner's library; a damaged one is an error naming the newest snapshot to restore."""
+    try:
+        return Store(settings.db_path)
+    except LibraryDamaged as exc:
+        snapshot = backups.newest_readable(settings.data_dir)
+        if snapshot is None:
+            raise
+        raise LibraryDamaged(
+            f"Your library {settings.db_path} is damaged and cannot be read. A snapshot from "
+            f"{backups.taken_at(snapshot)} can replace it (the damaged file is kept beside it): "
+            "restore it here, or run `python -m citetutor restore`.", settings.db_path, snapshot) from exc
+
+
+def restore_library(settings: Settings) -> str:
+    """Replace a damaged library with its newest readable snapshot; says what was done."""
+    snapshot, aside = backups.restore(settings.db_path, settings.data_dir)
+    kept = f"; the damaged file is kept as {aside.name}" if aside else ""
+    return f"Restored your library from the snapshot of {backups.taken_at(snapshot)}{kept}."
+
+
 class Pipeline:
     """Wires settings, store, models and tracer; every method is one user action."""
 
@@ -36,7 +57,7 @@ class Pipeline:
         # files 0600, folders 0700, whatever the shell's umask.
         os.umask(0o077)
         self.settings = settings
-        self.store = store or Store(settings.db_path)
+        self.store = store or open_library(settings)
         library.sweep_orphan_files(self.store, settings.files_dir)
         index.backfill_terms(self.store)  # libraries from before chunks kept their BM25 terms
         self.models = models or build_models(settings)
@@ -77,6 +98,8 @@ class Pipeline:
                 result = ingest_pdf(self.store, self.models.embedder, self.settings.files_dir, data,
                                     filename, subject_id, self.settings.limits, password, progress)
             trace.finish("ok", None, 1)
+        if not result.duplicate:
+            self._snapshot()
         if draft_ocr and result.status == DocStatus.NEEDS_REVIEW and not result.duplicate:
             try:
                 self.run_ocr(result.doc_id, progress)
@@ -231,8 +254,16 @@ class Pipeline:
 
     def review_page(self, doc_id: str, page_no: int, text: str, state: str) -> bool:
         """Approve or blank one page; True once the document is in retrieval."""
-        return scan.review_page(self.store, self.models.embedder, self.settings.limits, doc_id,
-                                page_no, text, state)
+        released = scan.review_page(self.store, self.models.embedder, self.settings.limits, doc_id,
+                                    page_no, text, state)
+        if released:  # a finished review is an hour's work: keep a copy
+            self._snapshot()
+        return released
+
+    def _snapshot(self) -> None:
+        """Copy the library after a change that would be costly to redo (kept: the last few)."""
+        if self.settings.db_path.exists():  # not for an in-memory test store
+            backups.take(self.store, self.settings.data_dir)
 
     def reopen_page(self, doc_id: str, page_no: int) -> None:
         """Send a page back to review; the document leaves retrieval until it is done."""

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 import duckdb
 
-from citetutor.errors import LibraryUnavailable
+from citetutor.errors import LibraryDamaged, LibraryUnavailable
 
 MIGRATIONS: list[str] = [
     # 1: the whole first schema.
@@ -75,6 +75,13 @@ MIGRATIONS: list[str] = [
 ]
 
 
+def damaged(path: Path) -> LibraryDamaged:
+    """The error for a library file that cannot be read (the facade adds its newest snapshot)."""
+    return LibraryDamaged(f"{path} is damaged and cannot be read. Rename it (for example to "
+                          f"{path.name}.bad) to start a fresh library, or set CITETUTOR_DATA_DIR to "
+                          "another folder.", path)
+
+
 def _connect(path: Path, in_memory: bool, memory_limit: str) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file, turning each way it can fail into what to do about it."""
     where = "set CITETUTOR_DATA_DIR to another folder"
@@ -92,14 +99,12 @@ def _connect(path: Path, in_memory: bool, memory_limit: str) -> duckdb.DuckDBPyC
                                  f"or {where}.") from exc
     except duckdb.Error as exc:
         text = str(exc)
-        if "lock" in text.lower():
+        if "Could not set lock" in text or "Conflicting lock" in text:  # not "block"
             raise LibraryUnavailable(
                 "CiteTutor is already open in another window or process, which holds the library "
                 f"{path}. Close that one first (or {where}).") from exc
         if "not a valid" in text or "Could not read" in text or "corrupt" in text.lower():
-            raise LibraryUnavailable(
-                f"{path} is damaged or not a CiteTutor library. Rename it (for example to "
-                f"{path.name}.bad) to start a fresh library, or {where}.") from exc
+            raise damaged(path) from exc
         raise LibraryUnavailable(f"Cannot open the library {path} ({text.splitlines()[0]}); "
                                  f"check the folder, or {where}.") from exc
     return connection
@@ -142,12 +147,35 @@ class Store:
         self.generation = 0
         try:
             self.migrate()
-        except duckdb.Error as exc:  # a truncated file can open and then fail on first read
+            self.verify()
+        except duckdb.Error as exc:  # a truncated file can open and then fail on a read
             self._conn.close()
-            raise LibraryUnavailable(
-                f"{self.path} is damaged or not a CiteTutor library. Rename it (for example to "
-                f"{self.path.name}.bad) to start a fresh library, or set CITETUTOR_DATA_DIR to "
-                "another folder.") from exc
+            raise damaged(self.path) from exc
+
+    def verify(self) -> None:
+        """Read every row of every table once: a damaged file fails here, at open, rather than
+        on whichever page first reads the damaged block (a truncated file opens fine)."""
+        cur = self._conn.cursor()
+        try:
+            for (table,) in cur.execute("SELECT table_name FROM duckdb_tables() "
+                                        "WHERE database_name = current_database()").fetchall():
+                cur.execute(f'SELECT count(*), min(hash(t)) FROM "{table}" t').fetchall()
+        finally:
+            cur.close()
+
+    def copy_to(self, target: Path) -> None:
+        """Write a consistent copy of the whole library to a new DuckDB file at `target`."""
+        with self._write_lock:
+            cur = self._conn.cursor()
+            try:
+                source = cur.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+                cur.execute(f"ATTACH '{target}' AS library_copy")
+                try:
+                    cur.execute(f'COPY FROM DATABASE "{source}" TO library_copy')
+                finally:
+                    cur.execute("DETACH library_copy")
+            finally:
+                cur.close()
 
     def migrate(self) -> int:
         """Apply pending numbered migrations; return the schema version."""

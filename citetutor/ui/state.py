@@ -11,8 +11,8 @@ from typing import Callable, Iterator
 import streamlit as st
 
 from citetutor.config import Settings
-from citetutor.errors import CiteTutorError
-from citetutor.pipeline import DocumentListing, Pipeline, SubjectRow
+from citetutor.errors import CiteTutorError, LibraryDamaged
+from citetutor.pipeline import DocumentListing, Pipeline, SubjectRow, restore_library
 
 
 @st.cache_resource(show_spinner="Opening your library…")
@@ -25,7 +25,22 @@ def get_pipeline() -> Pipeline:
     """The cached Pipeline; every page calls this first, so it also keeps pages behind app.py."""
     _through_app()
     try:
-        return _open_pipeline()
+        pipeline = _open_pipeline()
+        if "restored" in st.session_state:
+            st.success(st.session_state.pop("restored"), icon=":material/restore:")
+        return pipeline
+    except LibraryDamaged as exc:  # one message on every page, and the way back
+        st.error(str(exc), icon="⚠️")
+        if exc.snapshot is not None and st.button("Restore the snapshot", type="primary",
+                                                  icon=":material/restore:"):
+            try:
+                st.session_state["restored"] = restore_library(Settings())
+            except CiteTutorError as failed:
+                st.error(str(failed))
+                st.stop()
+            _open_pipeline.clear()
+            st.rerun()
+        st.stop()
     except CiteTutorError as exc:  # e.g. the library is open in another process: say so, retry later
         st.error(str(exc), icon="⚠️")
         st.stop()
