@@ -129,6 +129,21 @@ def _runs(sentence: str) -> list[tuple[str, int, int]]:
             for i in range(len(words) - 2)]
 
 
+def _heading(sentence: str, term: "Term") -> bool:
+    """A capitalised run opening the sentence and followed by another capital ("Angular Velocity
+    We shall ..."): a section heading the text layer ran into the sentence."""
+    start = re.match(r"[\W\d]*", sentence)
+    opening = sentence[start.end() if start else 0:]
+    words = opening.split()
+    run = 0
+    while run < len(words) and words[run][:1].isupper():
+        run += 1
+    if run < 2 or run == len(words):
+        return False
+    heading_end = len(sentence) - len(opening) + len(" ".join(words[:run - 1]))
+    return term.start < heading_end
+
+
 def _in_title(term: "Term", sentence: str, terms: RangeTerms) -> bool:
     """Whether the term sits in a run repeated across the range: a blank in "Sources of
     Monopoly Power", the title of five slides, asks about the slides, not what they state."""
@@ -144,7 +159,8 @@ def _meaningful_value(text: str) -> bool:
 def blank_in(sentence: str, terms: RangeTerms, used: set[str]) -> Cloze | None:
     """Blank the sentence's best key: a value it states, else the content word or two-word term
     that recurs most in the range (a key concept) without being everywhere (the topic itself)."""
-    tokens = [t for t in _tokens(sentence) if not _in_title(t, sentence, terms)]
+    tokens = [t for t in _tokens(sentence) if not _in_title(t, sentence, terms)
+              and not _heading(sentence, t)]
     # A value or term stated once can only be recalled from its own sentence, which the solver
     # never sees; so a blank needs a key the range states at least twice.
     values = [t for t in tokens if t.value and _meaningful_value(t.text) and t.key not in used

@@ -14,7 +14,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Iterator
 
 from citetutor import cloze, index, prompts
 from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
@@ -110,7 +110,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     used: set[str] = set()  # keys already kept
     done: set[int] = set()  # sentences already carded
     with gate.tracer.request("quiz", scope.subject_id) as trace:
-        for number, (kind, focus) in enumerate(_plan(sources, kinds), start=1):
+        for number, (kind, focus) in enumerate(_first_fast(_plan(sources, kinds), result), start=1):
             if len(result.items) >= count:
                 break
             if number > 1 and clock() > deadline:  # at least one candidate, whatever the budget
@@ -164,6 +164,20 @@ def _restates(key: str, stem: str) -> bool:
     """Whether a key mostly repeats its question: under a third of its words are new."""
     words = set(stems(key))
     return len(words - set(stems(stem))) < max(1, len(words) / 3)
+
+
+def _first_fast(plan: list[tuple[str, Sentence]], result: QuizResult) -> Iterator[tuple[str, Sentence]]:
+    """The plan, with short answers (a draft, a solve and a judgement: the slowest kind) held
+    back until a first card is kept, so a student has something to answer sooner."""
+    held = []
+    for kind, focus in plan:
+        if kind == "short" and not result.items:
+            held.append((kind, focus))
+            continue
+        yield from held if result.items else ()
+        held = [] if result.items else held
+        yield kind, focus
+    yield from held
 
 
 def _window(sources: list[Sentence], focus: Sentence, each_side: int) -> list[Sentence]:
