@@ -23,7 +23,7 @@ with st.sidebar:
         st.page_link(page)
     st.divider()
     pipeline = get_pipeline()
-    st.caption(pipeline.models.label)
+    st.caption(pipeline.models_label)
     for role, model, ok, message in model_health():
         mark = ":green[:material/check_circle:]" if ok else ":red[:material/error:]"
         st.markdown(f"{mark} **{role}** `{model}`", help=message)

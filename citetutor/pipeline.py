@@ -12,7 +12,7 @@ from citetutor import backups, catalog, chat, gate, index, library, marking, qui
 from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F401 - row types, for the UI
 from citetutor.chat import Turn
 from citetutor.config import Settings
-from citetutor.errors import CiteTutorError, LibraryDamaged, NotFound
+from citetutor.errors import CiteTutorError, LibraryDamaged, NotFound, PasswordRequired  # noqa: F401 - for the UI
 from citetutor.ingest import IngestResult, Progress, ingest_pdf
 from citetutor.inputs import MAX_QUESTION_CHARS, question_text, valid_text  # noqa: F401 - the limit, for the UI
 from citetutor.models.factory import ModelSet, build_models
@@ -144,29 +144,48 @@ class Pipeline:
 
     # Tutor and quiz
     def ask(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (), mode: tutor.Mode = "explain",
-            learner_notes: str = "", on_stage: gate.StageCallback = gate.ignore_stage) -> tutor.TutorAnswer:
-        """Answer through the gate (a question over 2,000 characters, or not valid text, is refused)."""
+            learner_notes: str = "", on_stage: gate.StageCallback = gate.ignore_stage,
+            on_sources: tutor.SourcesCallback = lambda pages: None) -> tutor.TutorAnswer:
+        """Answer through the gate (a question over 2,000 characters, or not valid text, is
+        refused); `on_sources` gets the pages being checked as soon as retrieval finds them."""
         return tutor.answer(self.gate, question_text(question), Scope(subject_id, doc_ids), mode,
-                            valid_text(learner_notes, "note about you"), on_stage)
+                            valid_text(learner_notes, "note about you"), on_stage, on_sources)
 
     def searched_question(self, question: str, subject_id: int) -> str:
         """What retrieval will be given for the next turn (a follow-up carries its context)."""
         past = chat.history(self.store, subject_id, limit=1)
         return chat.searched_question(question_text(question).strip(), past[-1].question if past else None)
 
-    def candidate_pages(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = ()) -> list[Citation]:
-        """The pages the gate will check, before any model runs (shown as 'not an answer yet')."""
-        if not question.strip():
-            return []
-        return tutor.candidate_pages(self.gate, question_text(question), Scope(subject_id, doc_ids))
 
     def chat(self, question: str, subject_id: int, doc_ids: tuple[str, ...] = (),
              mode: tutor.Mode = "explain", learner_notes: str = "",
-             on_stage: gate.StageCallback = gate.ignore_stage) -> Turn:
-        """Ask as the next turn of the subject's conversation, and keep the turn."""
+             on_stage: gate.StageCallback = gate.ignore_stage,
+             on_sources: tutor.SourcesCallback = lambda pages: None) -> Turn:
+        """Ask as the next turn of the subject's conversation, and keep the turn (one retrieval:
+        `on_sources` gets the pages being checked as soon as it has found them)."""
         searched = self.searched_question(question, subject_id)
-        result = self.ask(searched, subject_id, doc_ids, mode, learner_notes, on_stage)
+        result = self.ask(searched, subject_id, doc_ids, mode, learner_notes, on_stage, on_sources)
         return chat.record(self.store, subject_id, question.strip(), searched, mode, result)
+
+    @property
+    def runtime(self) -> str:
+        """Which runtime answers: "embedded", "ollama", "openai" (or a test's)."""
+        return self.models.runtime
+
+    @property
+    def models_label(self) -> str:
+        """Which models run and where, in one line."""
+        return self.models.label
+
+    @property
+    def embedder_name(self) -> str:
+        """The embedding model new vectors come from."""
+        return self.models.embedder.name
+
+    @property
+    def blind_solve_in_parallel(self) -> bool:
+        """Whether the verifier solves blind while the drafter writes."""
+        return self.settings.parallel_blind_solve
 
     def chat_history(self, subject_id: int) -> list[Turn]:
         """The subject's conversation, oldest first."""

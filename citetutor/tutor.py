@@ -7,7 +7,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Callable, Literal
 
 from citetutor import answer_cache, prompts
 from citetutor.checks import Rejected, agrees_with_blind, guard, new_words, uncovered_detail
@@ -52,18 +52,30 @@ class TutorAnswer:
     nearby: list[Citation] = field(default_factory=list)  # closest pages retrieved (no quote, no boxes)
     request_id: str = ""
     spans: list[dict] = field(default_factory=list)
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether this answer was checked earlier and served from the answer cache."""
+        return any(s["name"] == "cache" and s.get("outcome") == "hit" for s in self.spans)
     form: Literal["checked", "quote"] = "checked"  # model wording that passed, or the notes' own words
     missing_parts: list[str] = field(default_factory=list)  # parts of the question the notes do not cover
 
 
+SourcesCallback = Callable[[list["Citation"]], None]
+
+
 def answer(gate: Gate, question: str, scope: Scope, mode: Mode = "explain",
-           learner_notes: str = "", on_stage: StageCallback = ignore_stage) -> TutorAnswer:
-    """Retrieve, draft, check and verify; show the draft only if every check passes."""
+           learner_notes: str = "", on_stage: StageCallback = ignore_stage,
+           on_sources: SourcesCallback = lambda pages: None) -> TutorAnswer:
+    """Retrieve, draft, check and verify; show the draft only if every check passes.
+
+    `on_sources` gets the pages about to be checked as soon as retrieval has found them, from
+    the same retrieval the gate uses (the page shows them while the models run)."""
     question = question.strip()
     if not question:
         raise InputError("Type a question first, e.g. 'What is centripetal acceleration?'.")
     with gate.tracer.request("tutor", scope.subject_id) as trace:
-        result = _run(gate, trace, question, scope, mode, learner_notes, on_stage)
+        result = _run(gate, trace, question, scope, mode, learner_notes, on_stage, on_sources)
         last_reason = result.reasons[-1] if result.status == "refused" and result.reasons else None
         trace.finish(result.status, last_reason, result.attempts)
     result.request_id, result.spans = trace.id, trace.spans
@@ -71,11 +83,13 @@ def answer(gate: Gate, question: str, scope: Scope, mode: Mode = "explain",
 
 
 def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
-         on_stage: StageCallback) -> TutorAnswer:
+         on_stage: StageCallback, on_sources: SourcesCallback) -> TutorAnswer:
     """The gate's steps inside one traced request."""
     on_stage("retrieve", 0)
     found = retrieve(gate, trace, question, scope)
     nearby = pages_of(found)
+    if found.supported:
+        on_sources(nearby)
     if not found.supported:
         result = _refuse([Reason.NO_EVIDENCE if not found.hits else Reason.LOW_RELEVANCE], 0, found.best_cosine)
     else:
@@ -161,11 +175,6 @@ def pages_of(found: Retrieval, most: int = 3) -> list[Citation]:
     pages = dict.fromkeys((h.doc_id, h.title, h.page_no) for h in found.hits)
     return [Citation("", doc, title, page, "", "[]") for doc, title, page in pages][:most]
 
-
-def candidate_pages(gate: Gate, question: str, scope: Scope) -> list[Citation]:
-    """The pages the gate is about to check for `question` (retrieval only, no model call)."""
-    found = gate.search(question, scope)
-    return pages_of(found) if found.supported else []
 
 
 def answer_from_fields(fields: dict) -> TutorAnswer:

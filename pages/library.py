@@ -2,16 +2,15 @@
 
 import streamlit as st
 
-from citetutor.errors import PasswordRequired
-from citetutor.pipeline import DocStatus
+from citetutor.pipeline import DocStatus, PasswordRequired
 from citetutor.ui.state import counted, get_pipeline, shown_errors, subject_picker, warn_missing_models
 
 pipeline = get_pipeline()
 st.title(":material/menu_book: Library")
-if pipeline.models.runtime == "embedded":
+if pipeline.runtime == "embedded":
     st.info(
         "**Running offline** with the built-in models: "
-        f"{pipeline.models.label.split(': ', 1)[-1]} Uploads, the tutor, quizzes and scan OCR all work "
+        f"{pipeline.models_label.split(': ', 1)[-1]} Uploads, the tutor, quizzes and scan OCR all work "
         "without a server; a checked answer takes about 15–25 s on a 2-core laptop. For larger models, install "
         "[Ollama](https://ollama.com), run `ollama pull gemma3:4b qwen2.5:3b nomic-embed-text "
         "glm-ocr:q8_0`, and restart CiteTutor: it picks Ollama automatically.",
@@ -85,7 +84,7 @@ st.subheader("Documents")
 documents = pipeline.documents(subject["id"])
 if not documents:
     st.caption("No documents yet.")
-current_model = pipeline.models.embedder.name
+current_model = pipeline.embedder_name
 for doc in documents:
     with st.container(border=True):
         left, right = st.columns([4, 1])

@@ -39,7 +39,7 @@ def show_turn(turn) -> None:
         if turn.searched != turn.question:
             st.caption(f"Read as a follow-up: searched for “{turn.searched}”")
     with st.chat_message("assistant"):
-        cached = any(s["name"] == "cache" and s.get("outcome") == "hit" for s in result.spans)
+        cached = result.from_cache
         if result.status == "answered" and result.form == "quote":
             st.caption("The tutor's own wording could not be verified, so here is what your notes "
                        "say, word for word (both models chose these sentences):")
@@ -85,17 +85,17 @@ if question:
             def on_stage(stage: str, attempt: int) -> None:
                 """Live progress with elapsed time: the draft itself stays hidden until verified."""
                 label = STAGE_PROGRESS.get(stage, stage) + (f" (attempt {attempt})" if attempt else "")
-                if stage == "draft" and attempt == 1 and pipeline.settings.parallel_blind_solve:
+                if stage == "draft" and attempt == 1 and pipeline.blind_solve_in_parallel:
                     label += " while the verifier answers blind"
                 show_progress(status, label, f"{time.monotonic() - started:4.0f} s · {label}")
 
+            def on_sources(sources) -> None:
+                """The pages being checked, from the gate's own retrieval, while models run."""
+                with sources_box:
+                    source_previews(pipeline, sources)
+
             with shown_errors():
-                searched = pipeline.searched_question(question, subject["id"])
-                sources = pipeline.candidate_pages(searched, subject["id"], tuple(chosen))
-                if sources:
-                    with sources_box:
-                        source_previews(pipeline, sources)
-                pipeline.chat(question, subject["id"], tuple(chosen), mode, notes, on_stage)
+                pipeline.chat(question, subject["id"], tuple(chosen), mode, notes, on_stage, on_sources)
                 status.update(label="Checked", state="complete", expanded=False)
                 st.rerun()
             status.update(label="Not answered", state="error", expanded=False)

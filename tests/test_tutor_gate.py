@@ -413,14 +413,18 @@ def test_a_changed_gate_rechecks_answers_it_accepted_before(pipe, monkeypatch):
     assert [s["outcome"] for s in result.spans if s["name"] == "cache"] == ["miss"]
 
 
-def test_the_pages_shown_while_checking_are_the_pages_the_gate_reads(pipe):
-    before = pipe.candidate_pages(QUESTION, pipe.subject_id)
-    assert before and not pipe.models.drafter.history, "retrieval only, no model call"
+def test_the_pages_shown_while_checking_come_from_the_gates_own_retrieval_before_any_model(pipe):
+    shown: list = []
+
+    def on_sources(pages):
+        assert not pipe.models.drafter.history, "shown before any model call"
+        shown.append(pages)
     pipe.models.drafter.enqueue(quoting_draft())
     pipe.models.verifier.enqueue(blind_citing())
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert [(c.doc_id, c.page_no) for c in before] == [(c.doc_id, c.page_no) for c in result.nearby]
-    assert pipe.candidate_pages("   ", pipe.subject_id) == []
+    result = pipe.ask(QUESTION, pipe.subject_id, on_sources=on_sources)
+    assert len(shown) == 1, "one retrieval per question"
+    assert [(c.doc_id, c.page_no) for c in shown[0]] == [(c.doc_id, c.page_no) for c in result.nearby]
+    assert [s["name"] for s in result.spans].count("retrieve") == 1
 
 
 def test_a_padded_citation_is_not_shown_to_the_learner(pipe):
