@@ -104,15 +104,19 @@ def cmd_health(pipe: Pipeline, args) -> None:
 
 def cmd_bench(pipe: Pipeline, args) -> None:
     """Retrieval at 1k/10k/100k chunks from the given PDFs' text; this and the previous path."""
-    from citetutor import benchmark
+    from citetutor.devtools import benchmark
     subject = pipe.create_subject("seed")
     for pdf in args.pdfs:
         started = time.perf_counter()
         result = pipe.upload(Path(pdf).read_bytes(), Path(pdf).name, subject)
         print(f"ingest {Path(pdf).name}: {time.perf_counter() - started:.2f} s for {result.pages} pages "
               f"({result.chunks} chunks)")
-    rows = pipe.bench_retrieval(args.sizes, args.previous_up_to, args.query,
-                                on_row=lambda r: print(benchmark.table([r]).splitlines()[-1], flush=True))
+    # A developer's tool: it reads the scratch library directly, never through the facade.
+    seed = benchmark.seed_from(pipe.store, pipe.models.embedder.name)
+    questions = args.query or benchmark.DEFAULT_QUERIES
+    vectors = list(zip(questions, pipe.models.embedder.embed(questions)))
+    rows = benchmark.run(seed, vectors, args.sizes, pipe.settings.data_dir, args.previous_up_to,
+                         on_row=lambda r: print(benchmark.table([r]).splitlines()[-1], flush=True))
     print(benchmark.table(rows))
 
 

@@ -6,7 +6,6 @@ import os
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 from citetutor import backups, catalog, chat, gate, index, library, marking, quiz, review, scan, tracing, tutor
 from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F401 - row types, for the UI
@@ -253,14 +252,6 @@ class Pipeline:
         from citetutor import quiz_export
         return quiz_export.to_apkg(items, source) if kind == "apkg" else quiz_export.to_csv(items, source)
 
-    def bench_retrieval(self, sizes: list[int], previous_up_to: int, queries: list[str] | None = None,
-                        on_row: Callable[[dict], None] = lambda row: None) -> list[dict]:
-        """Retrieval timed on 1k/10k/100k-chunk libraries seeded from this library's chunks."""
-        from citetutor import benchmark
-        seed = benchmark.seed_from(self.store, self.models.embedder.name)
-        questions = queries or benchmark.DEFAULT_QUERIES
-        vectors = list(zip(questions, self.models.embedder.embed(questions)))
-        return benchmark.run(seed, vectors, sizes, self.settings.data_dir, previous_up_to, on_row=on_row)
 
     # Scans
     def run_ocr(self, doc_id: str, progress: Progress = _quiet) -> int:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from citetutor import benchmark
+from citetutor.devtools import benchmark
 from citetutor.retrieval import CandidateCache, Scope, search
 from citetutor.store import Store
 from tests.corpus import MIT, SLIDES, corpus_file
