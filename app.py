@@ -23,9 +23,15 @@ with st.sidebar:
         st.page_link(page)
     st.divider()
     pipeline = get_pipeline()
-    st.caption(pipeline.models_label)
-    for role, model, ok, message in model_health():
-        mark = ":green[:material/check_circle:]" if ok else ":red[:material/error:]"
-        st.markdown(f"{mark} **{role}** `{model}`", help=message)
+    health = model_health()
+    st.caption(pipeline.in_plain_words())
+    missing = [role for role, _, ok, _ in health if not ok]
+    if missing:
+        st.caption(f":red[:material/error:] Not available: {', '.join(missing)} (details below).")
+    with st.expander("Models and where they run", expanded=bool(missing)):
+        st.caption(pipeline.models_label)
+        for role, model, ok, message in health:
+            mark = ":green[:material/check_circle:]" if ok else ":red[:material/error:]"
+            st.markdown(f"{mark} **{role}** `{model}`", help=message)
 
 pages.run()

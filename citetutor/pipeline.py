@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import statistics
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -92,7 +93,7 @@ class Pipeline:
         """
         if password is not None:
             valid_text(password, "password")
-        with self.tracer.request("ingest", subject_id) as trace:
+        with self.tracer.request("ingest", subject_id, filename) as trace:
             with trace.span("ingest", model=self.models.embedder.name):
                 result = ingest_pdf(self.store, self.models.embedder, self.settings.files_dir, data,
                                     filename, subject_id, self.settings.limits, password, progress)
@@ -175,6 +176,33 @@ class Pipeline:
     def models_label(self) -> str:
         """Which models run and where, in one line."""
         return self.models.label
+
+    def in_plain_words(self) -> str:
+        """Which models run and where, said for a student."""
+        drafter, verifier = (m.name.split(":", 1)[-1] for m in (self.models.drafter, self.models.verifier))
+        if self.models.runtime == "embedded":
+            return ("Runs offline on this computer: a small language model writes each answer, and a "
+                    "second one checks it against your notes before you see it.")
+        if self.models.runtime == "ollama":
+            return (f"Runs on this computer through Ollama: {drafter} writes each answer, and {verifier} "
+                    "checks it against your notes before you see it.")
+        if self.models.runtime == "openai":
+            return (f"Runs on the model server at {self.settings.openai_base_url}: {drafter} writes each "
+                    f"answer, and {verifier} checks it against your notes before you see it.")
+        return self.models.label
+
+    def typical_seconds(self, kind: str = "tutor") -> float | None:
+        """This computer's median time for a request of this kind, from its last 20 (None: too few)."""
+        recent = tracing.recent_seconds(self.store, kind)
+        return statistics.median(recent) if len(recent) >= 3 else None
+
+    def model_roles(self) -> dict[str, str]:
+        """Each model's name -> its role here (drafter, verifier, judge), for timing panels."""
+        roles = {self.models.drafter.name: "drafter", self.models.verifier.name: "verifier"}
+        judge = self.models.judge
+        if judge is not None and judge.name not in roles:
+            roles[judge.name] = "judge"
+        return roles
 
     @property
     def embedder_name(self) -> str:

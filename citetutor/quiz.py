@@ -109,7 +109,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     deadline = clock() + budget
     used: set[str] = set()  # keys already kept
     done: set[int] = set()  # sentences already carded
-    with gate.tracer.request("quiz", scope.subject_id) as trace:
+    with gate.tracer.request("quiz", scope.subject_id, f"pages {scope.pages[0]}–{scope.pages[1]}") as trace:
         for number, (kind, focus) in enumerate(_first_fast(_plan(sources, kinds), result), start=1):
             if len(result.items) >= count:
                 break

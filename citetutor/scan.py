@@ -23,7 +23,7 @@ def run_ocr(store: Store, ocr: OcrModel, tracer, doc_id: str,
     """Draft a transcription for every pending page that has none yet; returns pages done."""
     todo = [p for p in catalog.scan_pages(store, doc_id) if p["review_state"] == ReviewState.PENDING and not p["text"]]
     doc = get_document(store, doc_id)
-    with tracer.request("ocr", doc["subject_id"]) as trace:
+    with tracer.request("ocr", doc["subject_id"], doc["title"]) as trace:
         for number, page in enumerate(todo, start=1):
             progress((number - 1) / max(len(todo), 1), f"Reading page {page['page_no']} ({number} of {len(todo)})")
             with trace.span("ocr", model=ocr.name, attempt=number) as span:

@@ -72,6 +72,8 @@ MIGRATIONS: list[str] = [
         card_json TEXT NOT NULL, due TIMESTAMPTZ NOT NULL, reviews INTEGER NOT NULL DEFAULT 0,
         last_right BOOLEAN);
     """,
+    # 6: each request's first words, so a Traces row says which question it was (local only).
+    "ALTER TABLE requests ADD COLUMN label TEXT;",
 ]
 
 

@@ -25,6 +25,12 @@ from citetutor.store import Store
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}")
 
 
+def first_words(text: str, words: int = 8, chars: int = 80) -> str:
+    """The start of a question, to tell Traces rows apart."""
+    head = " ".join(text.split()[:words])
+    return head[:chars] + ("…" if len(head) > chars or len(text.split()) > words else "")
+
+
 def check_reason(reason: str | None) -> str | None:
     """Return the reason if it is a known code; unknown codes are programming errors."""
     if reason is not None and reason not in REASON_CODES:
@@ -72,9 +78,10 @@ class Span:
 class RequestTrace:
     """Spans of one request, collected in memory and written when the request ends."""
 
-    def __init__(self, kind: str, subject_id: int | None, sentry_txn: Any = None):
+    def __init__(self, kind: str, subject_id: int | None, sentry_txn: Any = None, label: str = ""):
         self.id = uuid.uuid4().hex
         self.kind, self.subject_id = kind, subject_id
+        self.label = label  # the question's first words: local only, never in the Sentry allowlist
         self.started_at = datetime.now(timezone.utc).replace(tzinfo=None)  # stored as UTC
         self.outcome: str = OK
         self.reason: str | None = None
@@ -148,11 +155,14 @@ class Tracer:
         self.sentry_on = ensure_sentry(sentry_settings)
 
     @contextmanager
-    def request(self, kind: str, subject_id: int | None = None) -> Iterator[RequestTrace]:
-        """Trace one request; an escaping exception is recorded as 'error' and re-raised."""
+    def request(self, kind: str, subject_id: int | None = None, label: str = "") -> Iterator[RequestTrace]:
+        """Trace one request; an escaping exception is recorded as 'error' and re-raised.
+
+        `label` names it on the Traces page (a question's first words): stored in the local
+        library only."""
         check_name(kind)
         with self._sentry_transaction(kind) as txn:
-            trace = RequestTrace(kind, subject_id, txn)
+            trace = RequestTrace(kind, subject_id, txn, first_words(label))
             try:
                 yield trace
             except BaseException as exc:
@@ -182,12 +192,13 @@ class Tracer:
     def _persist(self, trace: RequestTrace) -> None:
         # One transaction per request keeps DuckDB writes off the per-stage hot path.
         request_row = [trace.id, trace.kind, trace.started_at, trace.duration_ms,
-                       trace.outcome, trace.reason, trace.attempts, trace.subject_id]
+                       trace.outcome, trace.reason, trace.attempts, trace.subject_id, trace.label]
         span_rows = [[trace.id, s.seq, s.name, s.started_ms, s.duration_ms, s.model,
                       s.prompt_tokens, s.completion_tokens, s.outcome, s.reason, s.attempt]
                      for s in trace._finished()]
         with self.store.transaction(library=False) as cur:
-            cur.execute("INSERT INTO requests VALUES (?, ?, ?, ?, ?, ?, ?, ?)", request_row)
+            cur.execute("INSERT INTO requests (id, kind, started_at, duration_ms, outcome, reason, attempts, "
+                        "subject_id, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", request_row)
             if span_rows:
                 cur.executemany(
                     "INSERT INTO spans VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", span_rows)
@@ -198,8 +209,15 @@ class Tracer:
 def recent_requests(store: Store, limit: int = 50) -> list[dict]:
     """The latest requests, newest first."""
     return store.query_dicts(
-        "SELECT id, kind, started_at, duration_ms, outcome, reason, attempts, subject_id "
+        "SELECT id, kind, started_at, duration_ms, outcome, reason, attempts, subject_id, label "
         "FROM requests ORDER BY started_at DESC, id LIMIT ?", [limit])
+
+
+def recent_seconds(store: Store, kind: str, limit: int = 20) -> list[float]:
+    """Durations of this machine's latest finished requests of one kind (for estimates)."""
+    return [ms / 1000 for (ms,) in store.query(
+        "SELECT duration_ms FROM requests WHERE kind = ? AND duration_ms IS NOT NULL "
+        "AND outcome IN ('answered', 'refused') ORDER BY started_at DESC LIMIT ?", [kind, limit])]
 
 
 def request_spans(store: Store, request_id: str) -> list[dict]:

@@ -74,7 +74,7 @@ def answer(gate: Gate, question: str, scope: Scope, mode: Mode = "explain",
     question = question.strip()
     if not question:
         raise InputError("Type a question first, e.g. 'What is centripetal acceleration?'.")
-    with gate.tracer.request("tutor", scope.subject_id) as trace:
+    with gate.tracer.request("tutor", scope.subject_id, question) as trace:
         result = _run(gate, trace, question, scope, mode, learner_notes, on_stage, on_sources)
         last_reason = result.reasons[-1] if result.status == "refused" and result.reasons else None
         trace.finish(result.status, last_reason, result.attempts)

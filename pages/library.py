@@ -8,10 +8,12 @@ from citetutor.ui.state import counted, get_pipeline, shown_errors, subject_pick
 pipeline = get_pipeline()
 st.title(":material/menu_book: Library")
 if pipeline.runtime == "embedded":
+    typical = pipeline.typical_seconds()
+    pace = (f"a checked answer takes about {typical:.0f} s on this computer (the middle of your last "
+            "questions)" if typical else "your first checked answers show how long one takes on this computer")
     st.info(
-        "**Running offline** with the built-in models: "
-        f"{pipeline.models_label.split(': ', 1)[-1]} Uploads, the tutor, quizzes and scan OCR all work "
-        "without a server; a checked answer takes about 15–25 s on a 2-core laptop. For larger models, install "
+        "**Running offline** with the built-in models: uploads, the tutor, quizzes and scan reading all "
+        f"work without a server or an account; {pace}. For larger models, install "
         "[Ollama](https://ollama.com), run `ollama pull gemma3:4b qwen2.5:3b nomic-embed-text "
         "glm-ocr:q8_0`, and restart CiteTutor: it picks Ollama automatically.",
         icon=":material/offline_bolt:")

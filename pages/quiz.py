@@ -6,7 +6,7 @@ from citetutor.pipeline import DocStatus
 from citetutor.ui.quiz_cards import KIND_WORDS, answer_card, due_in_words
 from citetutor.ui.quiz_job import QuizJob
 from citetutor.ui.state import get_pipeline, subject_documents, warn_missing_models
-from citetutor.ui.widgets import REASON_WORDS, timing_panel
+from citetutor.ui.widgets import REASON_WORDS, timing_bar, timing_panel
 
 pipeline = get_pipeline()
 st.title(":material/quiz: Quiz")
@@ -106,7 +106,8 @@ def _live(job: QuizJob) -> None:
                                 f"{name}.csv", "text/csv", icon=":material/table:")
         anki_col.download_button("Download Anki deck", pipeline.export_quiz(result.items, title, "apkg"),
                                  f"{name}.apkg", "application/octet-stream", icon=":material/style:")
-    with st.expander("Timings"):
+    timing_bar(result.spans, pipeline.model_roles())
+    with st.expander("Every stage"):
         timing_panel(result.spans)
 
 

@@ -10,8 +10,10 @@ from citetutor.ui.widgets import (
     STAGE_PROGRESS,
     citation_chips,
     open_citation_viewer,
+    running_clock,
     show_progress,
     source_previews,
+    timing_bar,
     timing_panel,
     total_seconds,
 )
@@ -62,10 +64,15 @@ def show_turn(turn) -> None:
             st.caption("Your notes do not cover this part of the question: "
                        + "; ".join(f"“{part}”" for part in result.missing_parts))
         open_citation_viewer(pipeline, key)
-        with st.expander(f"Timings · {total_seconds(result.spans):.1f} s"):
+        timing_bar(result.spans, roles)  # in view: who took how long, with which model
+        with st.expander(f"Every stage · {total_seconds(result.spans):.1f} s"):
             timing_panel(result.spans)
 
 
+roles = pipeline.model_roles()
+question = st.chat_input("Ask about your notes…", max_chars=MAX_QUESTION_CHARS)
+if question:  # an open page viewer would push the new question's progress out of sight
+    st.session_state.pop("open_citation", None)
 turns = pipeline.chat_history(subject["id"])
 for turn in turns:
     show_turn(turn)
@@ -73,12 +80,12 @@ if turns and st.button("Clear this conversation", icon=":material/delete_sweep:"
     pipeline.clear_chat(subject["id"])
     st.rerun()
 
-question = st.chat_input("Ask about your notes…", max_chars=MAX_QUESTION_CHARS)
 if question:
     with st.chat_message("user"):
         st.markdown(question)
     with st.chat_message("assistant"):
         sources_box = st.container()  # above the progress, filled as soon as retrieval is done
+        running_clock(pipeline.typical_seconds())
         with st.status("Checking an answer before showing it…", expanded=True) as status:
             started = time.monotonic()
 

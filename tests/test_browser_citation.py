@@ -69,7 +69,7 @@ def test_citation_opens_the_cited_page_in_the_pdf_viewer(tmp_path, ollama_server
                 page.add_init_script(RECORD_NAV_LINKS)
                 page.goto(f"{base}/tutor")  # the first visit to a fresh server, straight to a page
                 sidebar = page.get_by_test_id("stSidebar")
-                sidebar.get_by_text(f"drafter {ROLES.drafter}").wait_for()  # app.py's health panel
+                sidebar.get_by_text("Runs on this computer through Ollama", exact=False).wait_for()  # app.py's
                 seen = {t.lower() for t in page.evaluate("window.navLinksSeen")}
                 assert not seen & {"app", "scan review", "scan_review"}, \
                     f"Streamlit's raw pages/ list showed before app.py's menu: {sorted(seen)}"
@@ -129,6 +129,8 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
     ollama_server.models |= {ROLES.drafter, ROLES.verifier, ROLES.embedder, ROLES.ocr}
     ollama_server.enqueue_chat(ROLES.drafter, after_a_wait(6, _latex_draft))
     ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
+    ollama_server.enqueue_chat(ROLES.drafter, after_a_wait(6, _draft))  # the follow-up question
+    ollama_server.enqueue_chat(ROLES.verifier, as_json(blind_citing()))
     with running_app(tmp_path / "data", ollama_server.url, tmp_path / "streamlit.log") as base, \
             sync_playwright() as p:
         with browser_page(p) as page:
@@ -155,7 +157,24 @@ def test_a_new_user_uploads_in_the_library_then_asks_and_opens_the_highlight(
             answer.wait_for()
             expect(answer.locator(".katex")).to_have_count(1)  # the answer's LaTeX is typeset
             expect(answer).not_to_contain_text("$")
+            # The timing panel is in view beside the answer: both model roles, with their models.
+            bar = answer.locator(".timing-bar")
+            expect(bar).to_be_visible()
+            expect(answer.get_by_text(re.compile(rf"drafter {ROLES.drafter}: \d+\.\d s"))).to_be_visible()
+            expect(answer.get_by_text(re.compile(rf"verifier {ROLES.verifier}: \d+\.\d s"))).to_be_visible()
             page.get_by_role("button", name=re.compile(r"· p\. \d+$")).click()
             page.get_by_text("highlighted: the cited passage").wait_for()
             page.screenshot(path=str(tmp_path / "tutor.png"))
+            # A new question with the page viewer open: its progress is where the learner looks.
+            box = page.get_by_placeholder("Ask about your notes…")
+            box.fill("Which way does the acceleration point when something moves in a circle at steady speed?")
+            box.press("Enter")
+            progress = page.get_by_text(re.compile(r"\d+ s · Drafting an answer")).last
+            expect(progress).to_be_in_viewport()
+            expect(page.get_by_text("highlighted: the cited passage")).to_have_count(0)
+            expect(page.locator('iframe[title*="components.v1.html"], iframe[srcdoc*="clock"]').last).to_be_attached()
+            expect(page.get_by_test_id("stChatMessage")).to_have_count(4, timeout=60_000)  # both turns kept
+            # Traces: the row says which question it was.
+            page.get_by_test_id("stSidebar").get_by_role("link", name="Traces").click()
+            page.get_by_text("Which way does the acceleration point when", exact=False).first.wait_for()
             print(f"screenshots: {tmp_path / 'library.png'} {tmp_path / 'tutor.png'}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
-ALLOWED = re.compile(r"^(streamlit(\..*)?|citetutor\.pipeline|citetutor\.ui(\..*)?|time|json|datetime)$")
+ALLOWED = re.compile(r"^(streamlit(\..*)?|altair|citetutor\.pipeline|citetutor\.ui(\..*)?|time|json|datetime)$")
 
 
 def test_pages_import_only_the_facade_and_ui():

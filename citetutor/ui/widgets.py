@@ -130,6 +130,54 @@ def total_seconds(spans: list[dict]) -> float:
     return max((s["started_ms"] + s["duration_ms"] for s in spans), default=0.0) / 1000
 
 
+ROLE_COLOURS = {"drafter": "#4C78A8", "verifier": "#F58518", "judge": "#54A24B", "": "#BAB0AC"}
+
+
+def timing_bar(spans: list[dict], roles: dict[str, str]) -> None:
+    """The per-request timing panel, always in view: one bar of the stages in the order they
+    ran, coloured by the model role that ran each, and per role its model, time and tokens."""
+    timed = [s for s in spans if s["duration_ms"] >= 1 and s["name"] != "rejection"]
+    if not timed:
+        return
+    whole = sum(s["duration_ms"] for s in timed)
+    segments = "".join(
+        f'<div title="{STAGE_LABELS.get(s["name"], s["name"])}: {s["duration_ms"] / 1000:.1f} s" '
+        f'style="width:{100 * s["duration_ms"] / whole:.2f}%;background:'
+        f'{ROLE_COLOURS[roles.get(s.get("model") or "", "")]}"></div>' for s in timed)
+    per_role: dict[str, list] = {}
+    for s in timed:
+        role = roles.get(s.get("model") or "", "")
+        seconds, tokens = per_role.setdefault(role, [0.0, 0, s.get("model") or ""])[:2]
+        per_role[role][0] = seconds + s["duration_ms"] / 1000
+        per_role[role][1] = tokens + (s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)
+    legend = " · ".join(
+        f'<span style="color:{ROLE_COLOURS[role]}">■</span> '
+        + (f"<b>{role}</b> {_short(model)}: " if role else "search and checks: ")
+        + f"{seconds:.1f} s" + (f", {tokens:,} tokens" if tokens else "")
+        for role, (seconds, tokens, model) in per_role.items())
+    st.markdown(
+        f'<div class="timing-bar" style="display:flex;height:10px;border-radius:3px;overflow:hidden;'
+        f'margin:2px 0">{segments}</div><div style="font-size:0.8em;opacity:0.8">⏱ '
+        f"{total_seconds(spans):.1f} s · {legend}</div>", unsafe_allow_html=True)
+
+
+def running_clock(typical_s: float | None) -> None:
+    """A clock that counts in the browser while the gate runs (the script is busy meanwhile),
+    with this computer's usual time for an answer, if it has answered enough to know."""
+    from streamlit.components.v1 import html
+    usual = f" · usually about {typical_s:.0f} s on this computer" if typical_s else ""
+    html(f"""<div id="clock" style="font-family:sans-serif;font-size:14px;color:#555"></div>
+<script>const t0 = Date.now();
+function tick() {{ document.getElementById("clock").textContent =
+  "⏱ " + Math.round((Date.now() - t0) / 1000) + " s{usual}"; }}
+tick(); setInterval(tick, 1000);</script>""", height=24)
+
+
+def _short(model: str) -> str:
+    """A model's name without its runtime prefix."""
+    return model.split(":", 1)[-1] if model.startswith(("embedded:", "ollama:", "openai:")) else model
+
+
 def timing_panel(spans: list[dict]) -> None:
     """Per-stage timings of one request, in the order they started."""
     if not spans:
