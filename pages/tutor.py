@@ -60,6 +60,11 @@ def show_turn(turn) -> None:
                 st.caption("Closest pages (not an answer):")
                 citation_chips(result.nearby, key=key, icon=":material/search:")
             st.caption(":orange[not shown]")
+            if waiting:  # the answer may be in a scan the tutor cannot read yet
+                names = ", ".join(f"“{d['title']}” ({d['pages_to_review']} pages)" for d in waiting)
+                st.info(f"Not searched yet: {names} in this subject still waits for your review.",
+                        icon=":material/document_scanner:")
+                st.page_link("pages/scan_review.py", label="Review the scan", icon=":material/document_scanner:")
         if result.status == "answered" and result.missing_parts:
             st.caption("Your notes do not cover this part of the question: "
                        + "; ".join(f"“{part}”" for part in result.missing_parts))
@@ -70,6 +75,7 @@ def show_turn(turn) -> None:
 
 
 roles = pipeline.model_roles()
+waiting = [d for d in pipeline.documents(subject["id"]) if d["pages_to_review"]]
 question = st.chat_input("Ask about your notes…", max_chars=MAX_QUESTION_CHARS)
 if question:  # an open page viewer would push the new question's progress out of sight
     st.session_state.pop("open_citation", None)

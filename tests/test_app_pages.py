@@ -397,6 +397,21 @@ def test_quiz_keeps_only_checked_questions_marks_answers_and_reviews_the_deck(en
     assert any("No card is due" in i for i in texts(at.info))
 
 
+def test_a_refusal_says_a_scan_in_the_subject_still_waits_for_review(env, ollama_server):
+    preingest(env, MIT, "mit-ch06.pdf")
+    preingest(env, HANDWRITTEN, "07_Energy.pdf")  # same subject: a scan, kept out until reviewed
+    ollama_server.enqueue_chat(ROLES.drafter, good_draft)
+    ollama_server.enqueue_chat(ROLES.verifier, BlindSolve(answer="", sentences=[]).model_dump_json())
+    at = start_app()
+    at.switch_page("pages/tutor.py")
+    run(at)
+    run(at.chat_input[0].set_value("How is the energy of moving a charge worked out?"))
+    assert NOT_ENOUGH_EVIDENCE in texts(at.warning)
+    waiting = [i for i in texts(at.info) if i.startswith("Not searched yet:")]
+    assert waiting and "07 Energy" in waiting[0] and "waits for your review" in waiting[0]
+    assert [link for link in at.get("page_link") if "Review the scan" in str(link.proto)]
+
+
 def test_quiz_refuses_a_backwards_page_range_in_words(env):
     preingest(env, MIT, "mit-ch06.pdf")
     at = start_app()
