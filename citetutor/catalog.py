@@ -9,6 +9,7 @@ which live in their own files.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import TypedDict, cast
 
@@ -63,6 +64,7 @@ class ScanPage(TypedDict):
     review_state: str  # a ReviewState
     image_path: str
     ocr_partial: bool
+    unsure: list[str]  # OCR lines read with low confidence, to check against the image
 
 
 class NewPage(TypedDict):
@@ -75,6 +77,10 @@ class NewPage(TypedDict):
     image_path: str | None
     width: float
     height: float
+
+
+# An OCR line below this confidence (0-1) is marked for the learner to check against the image.
+LOW_CONFIDENCE = 0.6
 
 
 # --- subjects ---------------------------------------------------------------------------
@@ -170,16 +176,21 @@ def delete_document(store: Store, doc_id: str) -> None:
 
 
 def scan_pages(store: Store, doc_id: str) -> list[ScanPage]:
-    """Every scanned page of a document with its draft, image and state."""
-    return cast(list[ScanPage], store.query_dicts(
-        "SELECT page_no, text, review_state, image_path, ocr_partial FROM pages "
-        f"WHERE doc_id = ? AND {SCANNED} ORDER BY page_no", [doc_id]))
+    """Every scanned page of a document with its draft, image, state and unsure lines."""
+    rows = store.query_dicts(
+        "SELECT page_no, text, review_state, image_path, ocr_partial, ocr_lines FROM pages "
+        f"WHERE doc_id = ? AND {SCANNED} ORDER BY page_no", [doc_id])
+    for row in rows:
+        lines = json.loads(row.pop("ocr_lines") or "[]")
+        row["unsure"] = [text for text, confidence in lines if confidence < LOW_CONFIDENCE and text.strip()]
+    return cast(list[ScanPage], rows)
 
 
-def save_ocr_draft(store: Store, doc_id: str, page_no: int, text: str, partial: bool) -> None:
-    """Store a page's OCR draft."""
-    store.execute("UPDATE pages SET text = ?, ocr_partial = ? WHERE doc_id = ? AND page_no = ?",
-                  [text, partial, doc_id, page_no])
+def save_ocr_draft(store: Store, doc_id: str, page_no: int, text: str, partial: bool,
+                   lines: list[tuple[str, float]] | None = None) -> None:
+    """Store a page's OCR draft and, if the engine gave them, its lines' confidences."""
+    store.execute("UPDATE pages SET text = ?, ocr_partial = ?, ocr_lines = ? WHERE doc_id = ? AND page_no = ?",
+                  [text, partial, json.dumps(lines) if lines is not None else None, doc_id, page_no])
 
 
 def is_scanned_page(store: Store, doc_id: str, page_no: int) -> bool:

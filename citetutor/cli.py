@@ -60,6 +60,21 @@ def cmd_quiz_eval(pipe: Pipeline, args) -> None:
     print(quizeval.table(reports, verdicts))
 
 
+def cmd_ocr_eval(args) -> int:
+    """OCR engines on hand-transcribed scan pages: character error rate and seconds per page."""
+    from citetutor.devtools import ocreval
+    from citetutor.devtools.rapid_ocr import RapidOcr
+    from citetutor.models.base import OcrModel
+    from citetutor.models.embedded import TesseractOcr
+    engines: dict[str, OcrModel] = {"Tesseract 5 (apt)": TesseractOcr(), "RapidOCR (PyPI, ONNX)": RapidOcr()}
+    scores = ocreval.score(engines, Path(args.transcriptions), Path(args.scans), Settings().limits.ocr_dpi,
+                           lambda engine, why: print(f"skipped {engine}: {why}", flush=True))
+    for s in scores:
+        print(f"{s.engine:24} {s.page:55} CER {s.cer:5.0%}  {s.seconds:5.1f} s", flush=True)
+    print(ocreval.table(scores))
+    return 0
+
+
 def cmd_eval(pipe: Pipeline, args) -> None:
     """Run question sets through the gate on a fresh library; print per-question lines and a table."""
     from citetutor.devtools import evaluation
@@ -144,6 +159,9 @@ def parser() -> argparse.ArgumentParser:
                           help="also time one unchecked draft per supported question, side by side")
     evaluate.add_argument("--untouched", action="store_true",
                           help="also run the held-out sets (once first, once last; never to tune)")
+    ocr_eval = sub.add_parser("ocr-eval", help="OCR engines against hand transcriptions (see evals/ocr/)")
+    ocr_eval.add_argument("--transcriptions", default="evals/ocr")
+    ocr_eval.add_argument("--scans", default="../shared/corpus/scanned")
     sub.add_parser("restore", help="replace a damaged library with its newest readable snapshot")
     quiz_eval = sub.add_parser("quiz-eval", help="quizzes over page ranges of real PDFs (see evals/)")
     quiz_eval.add_argument("ranges", nargs="?", default="evals/quiz-ranges.json",
@@ -173,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; CiteTutorErrors print their fix and exit 1."""
     args = parser().parse_args(argv)
     settings = Settings()
+    if args.command == "ocr-eval":  # no library needed
+        return cmd_ocr_eval(args)
     if args.command == "restore":  # the library may not open: no Pipeline
         try:
             print(restore_library(settings))

@@ -29,7 +29,7 @@ def run_ocr(store: Store, ocr: OcrModel, tracer, doc_id: str,
             with trace.span("ocr", model=ocr.name, attempt=number) as span:
                 result = ocr.transcribe(Path(page["image_path"]).read_bytes())
                 span.record(outcome="partial" if result.partial else "ok")
-            catalog.save_ocr_draft(store, doc_id, page["page_no"], result.text, result.partial)
+            catalog.save_ocr_draft(store, doc_id, page["page_no"], result.text, result.partial, result.lines)
         trace.finish("ok", None, len(todo))
     progress(1.0, "OCR drafts ready for review")
     return len(todo)

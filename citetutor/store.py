@@ -74,6 +74,8 @@ MIGRATIONS: list[str] = [
     """,
     # 6: each request's first words, so a Traces row says which question it was (local only).
     "ALTER TABLE requests ADD COLUMN label TEXT;",
+    # 7: each OCR line's confidence, so Scan Review marks the lines to check against the image.
+    "ALTER TABLE pages ADD COLUMN ocr_lines TEXT;",
 ]
 
 

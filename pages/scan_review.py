@@ -6,6 +6,19 @@ from citetutor.pipeline import DocStatus, ReviewState
 from citetutor.ui.state import get_pipeline, shown_errors, subject_documents
 
 pipeline = get_pipeline()
+
+
+def _escaped(line: str) -> str:
+    """An OCR line shown as text, not as Markdown (OCR output is full of * _ [ ] $)."""
+    return "".join(f"\\{ch}" if ch in "\\`*_{}[]()#+-.!|$<>~:" else ch for ch in line)
+
+
+def _approve(key: str, page_no: int, text: str) -> None:
+    """Save the learner's text for the page and show the page again."""
+    pipeline.review_page(doc_id, page_no, text, ReviewState.APPROVED)
+    st.session_state.pop(f"text-{key}", None)
+    st.session_state.pop("approve-asked", None)
+    st.rerun()
 st.title(":material/document_scanner: Scan Review")
 _, scans = subject_documents(
     pipeline, "scan-subject", lambda d: d["kind"] == "scan",
@@ -47,6 +60,13 @@ for page in pages:
             key = f"{doc_id}-{page['page_no']}"
             if state == ReviewState.PENDING:
                 text = st.text_area("Transcription", page["text"], height=300, key=f"text-{key}")
+                # Lines the OCR engine was unsure of and the learner has not changed yet.
+                unsure = [line for line in page["unsure"] if line in text]
+                if unsure:
+                    st.caption(f":orange[:material/warning:] The reader was unsure of {len(unsure)} of these "
+                               "lines: check each against the image on the left.")
+                    st.markdown("\n".join(f"- :orange-background[{_escaped(line)}]" for line in unsure[:12])
+                                + (f"\n- … and {len(unsure) - 12} more" if len(unsure) > 12 else ""))
             else:  # what was saved, from the library: a fresh widget, not the edit box's memory
                 st.text_area("Transcription (approved)" if state == ReviewState.APPROVED else "Transcription",
                              page["text"], height=300, key=f"saved-{key}-{hash(page['text'])}",
@@ -54,10 +74,17 @@ for page in pages:
             if state == ReviewState.PENDING:
                 approve, blank = st.columns(2)
                 with shown_errors():
+                    asked = st.session_state.get("approve-asked") == key
                     if approve.button("Approve", key=f"approve-{key}", type="primary"):
-                        pipeline.review_page(doc_id, page["page_no"], text, ReviewState.APPROVED)
-                        st.session_state.pop(f"text-{key}", None)
-                        st.rerun()
+                        if unsure and not asked:  # a one-click approval of unchecked OCR text
+                            st.session_state["approve-asked"] = key
+                            st.rerun()
+                        _approve(key, page["page_no"], text)
+                    if asked and unsure:
+                        st.warning(f"{len(unsure)} lines still read as the OCR engine was unsure of them. "
+                                   "The tutor will learn from this text as it stands. Approve anyway?")
+                        if st.button("Approve anyway", key=f"approve-anyway-{key}"):
+                            _approve(key, page["page_no"], text)
                     if blank.button("Blank page", key=f"blank-{key}"):
                         pipeline.review_page(doc_id, page["page_no"], "", ReviewState.BLANK)
                         st.rerun()

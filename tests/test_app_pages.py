@@ -519,3 +519,23 @@ def test_every_reason_code_has_words_for_the_learner():
     from citetutor.tracing import REASON_CODES
     from citetutor.ui.widgets import REASON_WORDS
     assert set(REASON_WORDS) == set(REASON_CODES)
+
+
+def test_scan_review_marks_lines_tesseract_was_unsure_of_and_asks_before_approving_them(env, monkeypatch):
+    """The real offline OCR (Tesseract) on real handwriting: its weak lines are marked, and a
+    one-click approval of them asks first."""
+    monkeypatch.setenv("CITETUTOR_RUNTIME", "embedded")
+    settings = Settings()
+    doc_id = preingest(settings, HANDWRITTEN, "07_Energy.pdf", subject="E&M")
+    at = start_app()
+    at.switch_page("pages/scan_review.py")
+    run(at)
+    run(next(b for b in at.button if b.label == "Make OCR drafts").click())
+    marked = [m for m in texts(at.markdown) if ":orange-background[" in m]
+    assert marked, "unsure lines are marked for the learner"
+    assert any("The reader was unsure of" in c and "check each against the image" in c for c in texts(at.caption))
+    run(at.button(key=f"approve-{doc_id}-1").click())
+    assert any("Approve anyway?" in w for w in texts(at.warning)), "asks before approving unchecked text"
+    assert "**Page 1** · pending" in all_markdown(at), "not approved yet"
+    run(at.button(key=f"approve-anyway-{doc_id}-1").click())
+    assert "**Page 1** · approved" in all_markdown(at)

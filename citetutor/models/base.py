@@ -40,6 +40,7 @@ class OcrResult:
     text: str
     model: str
     partial: bool = False
+    lines: list[tuple[str, float]] | None = None  # (line, confidence 0-1), when the engine reports it
 
 
 class ChatModel(Protocol):

@@ -332,7 +332,7 @@ class TesseractOcr:
         if path is None:
             raise ModelUnavailable("Install Tesseract: apt-get install tesseract-ocr")
         try:
-            done = subprocess.run([path, "-", "-", "-l", self.lang], input=png,
+            done = subprocess.run([path, "-", "-", "-l", self.lang, "tsv"], input=png,
                                   capture_output=True, timeout=self.timeout_s, check=False)
         except subprocess.TimeoutExpired as exc:
             text = (exc.stdout or b"").decode("utf-8", "replace")
@@ -343,4 +343,15 @@ class TesseractOcr:
                 f"Tesseract failed on this page ({reason[0]}); check the page image, or install "
                 f"the '{self.lang}' language data: apt-get install tesseract-ocr-{self.lang}"
             )
-        return OcrResult(text=done.stdout.decode("utf-8", "replace").strip(), model=self.name)
+        lines = tsv_lines(done.stdout.decode("utf-8", "replace"))
+        return OcrResult(text="\n".join(text for text, _ in lines), model=self.name, lines=lines)
+
+
+def tsv_lines(tsv: str) -> list[tuple[str, float]]:
+    """Tesseract's TSV as (line, confidence 0-1) in reading order; a line's weakest word decides."""
+    lines: dict[tuple[str, str, str], list[tuple[str, float]]] = {}
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) == 12 and cells[0] == "5" and cells[11].strip():  # level 5: a word
+            lines.setdefault((cells[2], cells[3], cells[4]), []).append((cells[11], float(cells[10]) / 100))
+    return [(" ".join(w for w, _ in words), min(c for _, c in words)) for words in lines.values()]
