@@ -218,6 +218,25 @@ def render_png(doc: pymupdf.Document, page_no: int, dpi: int) -> bytes:
                        "re-export the PDF at a normal page size.") from exc
 
 
+def render_crop(doc: pymupdf.Document, page_no: int, boxes: list[list[float]], dpi: int = 150) -> bytes:
+    """The part of a page (1-based) the boxes cover, with a margin, as PNG: how the notes
+    themselves draw a formula whose text layer reads as scattered symbols."""
+    page = doc.load_page(page_no - 1)
+    area = pymupdf.Rect(boxes[0])
+    for box in boxes[1:]:
+        area |= pymupdf.Rect(box)
+    area = (area + (-12, -12, 12, 12)) & page.rect
+    return page.get_pixmap(dpi=dpi, clip=area).tobytes("png")
+
+
+def garbled_formula(text: str) -> bool:
+    """Whether a quote's text layer reads as a formula taken apart ("2v a r = ." for v²/r):
+    many lone symbols and letters among few words."""
+    tokens = text.split()
+    lone = sum(len(t) <= 2 and not t.isdigit() for t in tokens)
+    return len(tokens) >= 4 and lone >= 0.35 * len(tokens)
+
+
 def with_highlights(data: bytes, page_no: int, boxes: list[list[float]]) -> bytes:
     """The PDF with filled highlight annotations over `boxes` on one page (1-based).
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 from dataclasses import replace
@@ -16,7 +17,7 @@ from citetutor.errors import CiteTutorError, LibraryDamaged, NotFound, PasswordR
 from citetutor.ingest import IngestResult, Progress, ingest_pdf
 from citetutor.inputs import MAX_QUESTION_CHARS, question_text, valid_text  # noqa: F401 - the limit, for the UI
 from citetutor.models.factory import ModelSet, build_models
-from citetutor.pdf import open_pdf, render_png, with_highlights
+from citetutor.pdf import garbled_formula, open_pdf, render_crop, render_png, with_highlights
 from citetutor.quiz import QuizItem, QuizResult
 from citetutor.retrieval import Scope
 from citetutor.states import DocStatus, ReviewState  # noqa: F401 - states the UI compares with
@@ -120,6 +121,18 @@ class Pipeline:
         """The original PDF for the viewer; with `boxes`, those lines of `page_no` highlighted."""
         data = self._original(self.document(doc_id)).read_bytes()
         return with_highlights(data, page_no, boxes) if page_no and boxes else data
+
+    def quote_image(self, cite: Citation) -> bytes | None:
+        """A crop of the cited lines when their text layer garbles a formula, else None."""
+        boxes = json.loads(cite.bboxes or "[]")
+        if not boxes or not garbled_formula(cite.text):
+            return None
+        doc = self.document(cite.doc_id)
+        pdf = open_pdf(self._original(doc), doc["filename"])
+        try:
+            return render_crop(pdf, cite.page_no, boxes)
+        finally:
+            pdf.close()
 
     def page_image(self, doc_id: str, page_no: int, dpi: int = 100) -> bytes:
         """One page as PNG: a glance at a source while the gate is still checking."""

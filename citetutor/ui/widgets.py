@@ -96,8 +96,13 @@ def open_citation_viewer(pipeline: Pipeline, key: str) -> None:
                    annotations=annotations, scroll_to_annotation=1 if annotations else None,
                    height=800, key=f"viewer-{cite.chunk_id}")
         if cite.text:
-            st.caption("Cited text")
-            st.markdown(f"> {cite.text}")
+            crop = pipeline.quote_image(cite)
+            if crop is not None:  # the text layer took the formula apart: show the notes' own lines
+                st.caption("Cited lines, as your notes draw them (their text layer garbles this formula)")
+                st.image(crop)
+            else:
+                st.caption("Cited text")
+                st.markdown(f"> {cite.text}")
 
 
 def show_progress(status, label: str, line: str) -> None:
