@@ -108,6 +108,14 @@ def test_a_quiz_question_is_answered_reviewed_rescheduled_and_exported(tmp_path,
             wrong = next(o for o in SEEN["options"] if o != key)
             page.get_by_role("radiogroup", name="Your answer").get_by_text(wrong, exact=True).click()
             expect(page.get_by_text(f"Not quite: {key}")).to_be_visible()
+            # The source says "highlighted" and is: the card's sentence is marked on its page.
+            page.get_by_role("button", name=re.compile(r"· p\. \d+$")).first.click()
+            page.get_by_text("highlighted: the cited passage").wait_for()
+            viewer = page.locator('iframe[title*="streamlit_pdf_viewer"]').content_frame
+            viewer.locator('[id^="annotation-"]').first.wait_for()
+            assert viewer.locator('[id^="annotation-"]').count() >= 1
+            page.get_by_role("button", name="Close").click()
+            expect(page.get_by_text("highlighted: the cited passage")).to_have_count(0)
             with page.expect_download() as pending:
                 page.get_by_role("button", name="Download Anki deck").click()
             download = pending.value
