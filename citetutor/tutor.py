@@ -363,10 +363,26 @@ def _accept(question: str, draft: Draft, sentences: list[Sentence], attempt: int
     """Build the displayed answer; citations are resolved to spans and pages by code."""
     by_number = {s.number: s for s in sentences}
     holding = [_holding(question, claim, by_number) for claim in draft.claims]
-    cited = [by_number[n] for n in sorted({n for numbers in holding for n in numbers})]
+    resting = {n for claim, numbers in zip(draft.claims, holding)
+               for n in [*numbers, *_completing(question, claim, numbers, sentences)]}
+    cited = [by_number[n] for n in sorted(resting)]
     return TutorAnswer("answered", draft.answer, citations(cited),
                        [(c.text, [by_number[n].label for n in numbers]) for c, numbers in zip(draft.claims, holding)],
                        attempt, reasons)
+
+
+def _completing(question: str, claim: Claim, numbers: list[int], sentences: list[Sentence]) -> list[int]:
+    """Uncited sentences of the same passages that hold words of the claim its cited ones lack.
+
+    A definition's "directed towards the centre" once came from the sentence after the cited
+    one, and the highlight covered half of what the answer said: every sentence an answer
+    rests on is marked.
+    """
+    cited = [s for s in sentences if s.number in numbers]
+    missing = new_words(claim.text, question) - {w for s in cited for w in stems(s.text)}
+    chunks = {s.hit.id for s in cited}
+    return [s.number for s in sentences if s.number not in numbers and s.hit.id in chunks
+            and missing & set(stems(s.text))]
 
 
 def _holding(question: str, claim: Claim, by_number: dict[int, Sentence]) -> list[int]:

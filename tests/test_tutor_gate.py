@@ -446,3 +446,20 @@ def test_a_padded_citation_is_not_shown_to_the_learner(pipe):
     assert result.status == "answered"
     assert result.claims[0][1] == [f"S{seen['real']}"], "only the sentence that holds the claim"
     assert len(result.citations) == 1 and "inward" in result.citations[0].text
+
+
+def test_every_sentence_an_answer_rests_on_is_highlighted_not_only_the_cited_one():
+    from citetutor.evidence import Sentence
+    from citetutor.retrieval import Hit
+    from citetutor.schemas import Claim
+    from citetutor.tutor import _completing
+    text = ("Uniform circular motion has a centripetal acceleration. "
+            "It is directed towards the centre of the circle. Friction heats the brakes.")
+    hit = Hit("c1", "d1", "mit", 9, text, "[]")
+    first, second, third = (text.index(s) for s in ("Uniform", "It is", "Friction"))
+    sentences = [Sentence(1, hit, first, second - 1), Sentence(2, hit, second, third - 1),
+                 Sentence(3, hit, third, len(text))]
+    claim = Claim(text="The centripetal acceleration is directed towards the centre.", sentences=[1])
+    assert _completing("What is centripetal acceleration?", claim, [1], sentences) == [2]
+    covered = Claim(text="Uniform circular motion has a centripetal acceleration.", sentences=[1])
+    assert _completing("What is centripetal acceleration?", covered, [1], sentences) == []
