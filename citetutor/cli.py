@@ -164,9 +164,9 @@ def parser() -> argparse.ArgumentParser:
     ocr_eval.add_argument("--scans", default="../shared/corpus/scanned")
     sub.add_parser("restore", help="replace a damaged library with its newest readable snapshot")
     quiz_eval = sub.add_parser("quiz-eval", help="quizzes over page ranges of real PDFs (see evals/)")
-    quiz_eval.add_argument("ranges", nargs="?", default="evals/quiz-ranges.json",
+    quiz_eval.add_argument("ranges", nargs="?", default="evals/quiz/ranges.json",
                            help="a quiz-range file naming question sets' PDFs and page ranges")
-    quiz_eval.add_argument("--verdicts", default="evals/quiz-verdicts.json",
+    quiz_eval.add_argument("--verdicts", default="evals/quiz/verdicts.json",
                            help="the reader's verdicts on kept items")
     flip = sub.add_parser("flip", help="flip test: wrong drafts made by code, through the real checks")
     flip.add_argument("sets", nargs="+", help="question-set JSON files, e.g. evals/*.json")

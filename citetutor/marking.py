@@ -11,7 +11,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from citetutor.evidence import Sentence
+from citetutor.evidence import Sentence, stems
 from citetutor.meaning import judge_claim
 from citetutor.models.base import ChatModel
 from citetutor.retrieval import STOPWORDS, Hit
@@ -87,6 +87,12 @@ def same_term(answer: str, key: str, spare_words: int = 2) -> bool:
     return True
 
 
+def restates(answer: str, question: str) -> bool:
+    """Whether an answer mostly repeats its question: under a third of its words are new."""
+    words = set(stems(answer))
+    return len(words - set(stems(question))) < max(1, len(words) / 3)
+
+
 def mark_short(judge: ChatModel, stem: str, key: str, quotes: list[str], answer: str) -> Mark:
     """A short answer: the key's own term is right; other words are right only if the judge
     finds the answer stated by the key's sentences, read with the question."""
@@ -94,6 +100,8 @@ def mark_short(judge: ChatModel, stem: str, key: str, quotes: list[str], answer:
         return Mark(False, "Write an answer first.")
     if same_term(answer, key):
         return Mark(True, "That is the answer.")
+    if restates(answer, stem):
+        return Mark(False, "That repeats the question; say what the notes say about it.")
     sentences = [Sentence(n, Hit("", "", "", 0, text, "[]"), 0, len(text))
                  for n, text in enumerate([*quotes, f"The answer is: {key}."], start=1)]
     verdict = judge_claim(judge, sentences, stem, answer, [s.number for s in sentences], words_held=False)

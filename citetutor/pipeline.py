@@ -14,7 +14,7 @@ from citetutor.catalog import DocumentListing, ScanPage, SubjectRow  # noqa: F40
 from citetutor.chat import Turn
 from citetutor.config import Settings
 from citetutor.errors import CiteTutorError, LibraryDamaged, NotFound, PasswordRequired  # noqa: F401 - for the UI
-from citetutor.ingest import IngestResult, Progress, ingest_pdf
+from citetutor.ingest import IngestResult, Progress, ingest_pdf, readable_filename
 from citetutor.inputs import MAX_QUESTION_CHARS, question_text, valid_text  # noqa: F401 - the limit, for the UI
 from citetutor.models.factory import ModelSet, build_models
 from citetutor.pdf import garbled_formula, open_pdf, render_crop, render_png, with_highlights
@@ -94,7 +94,7 @@ class Pipeline:
         """
         if password is not None:
             valid_text(password, "password")
-        with self.tracer.request("ingest", subject_id, filename) as trace:
+        with self.tracer.request("ingest", subject_id, readable_filename(filename)) as trace:
             with trace.span("ingest", model=self.models.embedder.name):
                 result = ingest_pdf(self.store, self.models.embedder, self.settings.files_dir, data,
                                     filename, subject_id, self.settings.limits, password, progress)

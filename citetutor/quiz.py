@@ -19,9 +19,9 @@ from typing import Callable, Iterator
 from citetutor import cloze, index, prompts
 from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
 from citetutor.errors import InputError
-from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes, stems
+from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
-from citetutor.marking import same_term
+from citetutor.marking import restates, same_term
 from citetutor.meaning import judge_claim
 from citetutor.models.base import ChatModel
 from citetutor.retrieval import Hit, Scope
@@ -160,12 +160,6 @@ def _plan(sources: list[Sentence], kinds: str) -> list[tuple[str, Sentence]]:
             for i, sentence in enumerate(order)]
 
 
-def _restates(key: str, stem: str) -> bool:
-    """Whether a key mostly repeats its question: under a third of its words are new."""
-    words = set(stems(key))
-    return len(words - set(stems(stem))) < max(1, len(words) / 3)
-
-
 def _first_fast(plan: list[tuple[str, Sentence]], result: QuizResult) -> Iterator[tuple[str, Sentence]]:
     """The plan, with short answers (a draft, a solve and a judgement: the slowest kind) held
     back until a first card is kept, so a student has something to answer sooner."""
@@ -261,7 +255,7 @@ class _Attempt:
         check_known(item.sentences, context)
         if _ABOUT_THE_TEXT.search(item.stem):
             raise Rejected(Reason.ABOUT_THE_TEXT, item.stem)
-        if _restates(item.answer_text, item.stem):  # "What is an example of X?" -> "X"
+        if restates(item.answer_text, item.stem):  # "What is an example of X?" -> "X"
             raise Rejected(Reason.KEY_IN_STEM, f"{item.stem} key {item.answer_text!r}")
         if not covers(new_words(item.answer_text, item.stem), item.sentences, context,
                       self.gate.limits.min_claim_overlap):

@@ -27,6 +27,7 @@ _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}")
 
 def first_words(text: str, words: int = 8, chars: int = 80) -> str:
     """The start of a question, to tell Traces rows apart."""
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a stray surrogate never fails a trace
     head = " ".join(text.split()[:words])
     return head[:chars] + ("…" if len(head) > chars or len(text.split()) > words else "")
 

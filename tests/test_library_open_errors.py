@@ -34,7 +34,7 @@ def test_a_damaged_library_file_says_how_to_start_fresh(tmp_path, content):
         good = Store(tmp_path / "good.duckdb")
         good.close()
         path.write_bytes((tmp_path / "good.duckdb").read_bytes()[:5000])  # truncated
-    with pytest.raises(LibraryUnavailable, match="damaged or not a CiteTutor library"):
+    with pytest.raises(LibraryUnavailable, match="is damaged and cannot be read"):
         Store(path)
 
 

@@ -41,6 +41,6 @@ def test_a_short_answer_is_checked_by_what_it_adds_to_the_question(tmp_path):
     from tests.helpers import make_pipeline
     pipe = make_pipeline(tmp_path)
     item = ITEMS[1]
-    assert pipe.check_answer(item, "the time of one full revolution")
-    assert not pipe.check_answer(item, "the period is the period")  # restating the question
-    assert not pipe.check_answer(item, "   ")
+    assert pipe.check_answer(item, "the time of one full revolution").right
+    assert not pipe.check_answer(item, "the period is the period").right  # restating the question
+    assert not pipe.check_answer(item, "   ").right

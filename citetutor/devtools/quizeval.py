@@ -53,7 +53,7 @@ def load_plan(path: Path) -> list[tuple[QuestionSet, list[tuple[int, int]], int]
             qset = load_set(path.parent / entry["set"])
             plan.append((qset, [tuple(r) for r in entry["pages"]], raw.get("count", 5)))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"Cannot read the quiz ranges {path} ({exc}); see evals/quiz-ranges.json.") from exc
+        raise InputError(f"Cannot read the quiz ranges {path} ({exc}); see evals/quiz/ranges.json.") from exc
     return plan
 
 
