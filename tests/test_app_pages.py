@@ -339,10 +339,11 @@ def filled_from(settings: Settings):
     def reply(body: dict) -> str:
         task = body["messages"][-1]["content"].split("Question: ", 1)[1].split("\nTask:", 1)[0]
         stem = re.sub(r"^(Fill in the blank|Which completes the sentence\?):? ", "", task.split("\n")[0])
-        pipeline = Pipeline(settings, models=get_pipeline().models, store=get_pipeline().store)
-        notes = " ".join(" ".join(t.split()) for (t,) in pipeline.store.query("SELECT text FROM chunks"))
+        notes = " ".join(" ".join(t.split()) for (t,) in get_pipeline().store.query("SELECT text FROM chunks"))
         pattern = re.escape(stem).replace(re.escape("_____"), r"(\S+(?:\s\S+){0,2}?)").replace(r"\ ", r"\s+")
-        word = re.search(pattern, notes, re.IGNORECASE).group(1)
+        found = re.search(pattern, notes, re.IGNORECASE)
+        assert found, f"the stem is not a sentence of the notes: {stem}"
+        word = found.group(1)
         SEEN["key"] = word
         if wrong_first.pop() if wrong_first else False:
             word = "photosynthesis"

@@ -21,7 +21,8 @@ expect = pytest.importorskip("playwright.sync_api").expect  # assertions that re
 ROLES = ModelRoles()
 OCR_DRAFT = "Method of relaxaton: each grid value becomes the avrage of its neighbours"
 CORRECTED = "Method of relaxation: each grid value becomes the average of its four neighbours"
-SEEN: dict[str, str] = {}  # the key the scripted drafter chose
+SEEN: dict[str, str] = {}  # the key and stem the scripted solver saw
+OPTIONS: list[str] = []  # the card's options, as the solver saw them
 
 
 def _library(tmp_path, ollama_server, upload) -> Settings:
@@ -76,11 +77,13 @@ def _picks_the_key(notes: str):
         stem, *options = task.split("\n")
         sentence = stem.removeprefix("Which completes the sentence? ")
         pattern = re.escape(sentence).replace(re.escape("_____"), r"(\S+(?:\s\S+){0,2}?)").replace(r"\ ", r"\s+")
-        SEEN["key"] = word = re.search(pattern, notes, re.IGNORECASE).group(1)
+        found = re.search(pattern, notes, re.IGNORECASE)
+        assert found, f"the stem is not a sentence of the notes: {stem}"
+        SEEN["key"] = word = found.group(1)
         SEEN["stem"] = stem
         labels = [re.sub(r"^\d+\. ", "", o) for o in options]
         index = next(i for i, o in enumerate(labels) if o.lower() == word.lower())
-        SEEN["options"] = labels
+        OPTIONS[:] = labels
         return QuizBlindAnswer(answer_text=word, choice_index=index, sentences=[1]).model_dump_json()
     return reply
 
@@ -104,8 +107,8 @@ def test_a_quiz_question_is_answered_reviewed_rescheduled_and_exported(tmp_path,
             page.get_by_role("button", name="Make questions").click()
             expect(page.get_by_text("Checking candidate 1", exact=False)).to_be_visible()  # progress, a clock
             page.get_by_text("1 kept of 1 asked", exact=False).wait_for()
-            key = next(o for o in SEEN["options"] if o.lower() == SEEN["key"].lower())
-            wrong = next(o for o in SEEN["options"] if o != key)
+            key = next(o for o in OPTIONS if o.lower() == SEEN["key"].lower())
+            wrong = next(o for o in OPTIONS if o != key)
             page.get_by_role("radiogroup", name="Your answer").get_by_text(wrong, exact=True).click()
             expect(page.get_by_text(f"Not quite: {key}")).to_be_visible()
             # The source says "highlighted" and is: the card's sentence is marked on its page.
