@@ -16,7 +16,6 @@ def _escaped(line: str) -> str:
 def _approve(key: str, page_no: int, text: str) -> None:
     """Save the learner's text for the page and show the page again."""
     pipeline.review_page(doc_id, page_no, text, ReviewState.APPROVED)
-    st.session_state.pop(f"text-{key}", None)
     st.session_state.pop("approve-asked", None)
     st.rerun()
 st.title(":material/document_scanner: Scan Review")
@@ -35,10 +34,6 @@ if missing:
         bar = st.progress(0.0, text="Starting OCR")
         with shown_errors():
             pipeline.run_ocr(doc_id, progress=lambda f, m: bar.progress(f, text=m))
-            # A keyed text area keeps its old (empty) value when its default changes:
-            # forget it so the new OCR drafts show up.
-            for page in pages:
-                st.session_state.pop(f"text-{doc_id}-{page['page_no']}", None)
             st.rerun()
 
 done = sum(p["review_state"] != ReviewState.PENDING for p in pages)
@@ -59,7 +54,10 @@ for page in pages:
                 st.warning("Partial OCR: the model stopped early; check the end of the page.")
             key = f"{doc_id}-{page['page_no']}"
             if state == ReviewState.PENDING:
-                text = st.text_area("Transcription", page["text"], height=300, key=f"text-{key}")
+                # The draft is part of the key: a keyed box keeps what the browser last held (an
+                # empty box before OCR), so a new draft must be a new box to show up.
+                text = st.text_area("Transcription", page["text"], height=300,
+                                    key=f"text-{key}-{hash(page['text'])}")
                 # Lines the OCR engine was unsure of and the learner has not changed yet.
                 unsure = [line for line in page["unsure"] if line in text]
                 if unsure:

@@ -48,11 +48,11 @@ def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
 
 
 @contextmanager
-def running_app(data_dir: Path, ollama_url: str, log: Path) -> Iterator[str]:
+def running_app(data_dir: Path, ollama_url: str, log: Path, runtime: str = "auto") -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port; yields its base URL."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITETUTOR_")}
-    env.update(CITETUTOR_DATA_DIR=str(data_dir), CITETUTOR_OLLAMA_HOST=ollama_url)
+    env.update(CITETUTOR_DATA_DIR=str(data_dir), CITETUTOR_OLLAMA_HOST=ollama_url, CITETUTOR_RUNTIME=runtime)
     with log.open("w") as sink:
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),

@@ -447,7 +447,7 @@ def test_scan_review_drafts_ocr_and_approving_every_page_releases_the_scan(env, 
     assert "This document stays out of the tutor until every page is reviewed." in texts(at.info)
 
     # The learner corrects page 1, approves pages 1-5 and marks page 6 blank.
-    at.text_area(key=f"text-{doc_id}-1").input(pages[0] + " (checked)")
+    next(a for a in at.text_area if a.key and a.key.startswith(f"text-{doc_id}-1-")).input(pages[0] + " (checked)")
     run(at.button(key=f"approve-{doc_id}-1").click())
     approved = next(a for a in at.text_area if a.label == "Transcription (approved)")
     assert approved.disabled, "an approved page is read-only"
