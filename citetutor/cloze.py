@@ -135,8 +135,8 @@ def _heading(sentence: str, term: "Term") -> bool:
     start = re.match(r"[\W\d]*", sentence)
     opening = sentence[start.end() if start else 0:]
     words = opening.split()
-    run = 0
-    while run < len(words) and words[run][:1].isupper():
+    run = 0  # capitalised words, and the numbers of "Chapter 6 Central Motion"
+    while run < len(words) and (words[run][:1].isupper() or words[run].replace(".", "").isdigit()):
         run += 1
     if run < 2 or run == len(words):
         return False
