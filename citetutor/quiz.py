@@ -36,7 +36,8 @@ SHORT_CONTEXT = 4
 KINDS = ("cloze", "mcq", "short")
 # Stems about the document rather than what it states ("What is the main topic of the passage?").
 _ABOUT_THE_TEXT = re.compile(r"\b(passage|text|document|author|slide|lecture|these notes|the notes|"
-                             r"main (topic|idea|point)|this section)\b", re.IGNORECASE)
+                             r"main (topic|idea|point)|this section|the sentence|sentences? (state|say)s?)\b",
+                             re.IGNORECASE)
 # A short answer is retried once with the reason, as the tutor does; these reasons can improve.
 _RETRIED = {Reason.SCHEMA_INVALID, Reason.UNCOVERED_CLAIM, Reason.UNKNOWN_SENTENCE, Reason.ABOUT_THE_TEXT,
             Reason.KEY_IN_STEM}

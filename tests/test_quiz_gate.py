@@ -189,3 +189,11 @@ def test_source_sentences_come_only_from_the_page_range(pipe):
         "SELECT page_no, text FROM chunks WHERE page_no BETWEEN 3 AND 4 AND doc_id = ?",
         [pipe.doc.doc_id]))
     assert all(text in re.sub(r"\s+", " ", page_text) for _, text in sentences)
+
+
+@pytest.mark.parametrize("stem", ["What is the main topic of the passage?",
+                                  "What does the sentence state about the definition of a state?"])
+def test_stems_about_the_text_itself_are_recognised(stem):
+    from citetutor.quiz import _ABOUT_THE_TEXT
+    assert _ABOUT_THE_TEXT.search(stem)
+    assert not _ABOUT_THE_TEXT.search("Why is the entropy change positive when a solid melts?")

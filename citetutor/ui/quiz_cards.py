@@ -19,7 +19,8 @@ def answer_card(pipeline: Pipeline, doc_id: str, item: QuizItem, number: int, ke
     c = item.candidate
     mark: Mark | None = None
     with st.container(border=True):
-        st.caption(f"{number}. {KIND_WORDS.get(c.kind, c.kind)} · p. {', '.join(map(str, item.pages))}")
+        # "Card 1", not "1.": Markdown turns a leading "1." into a numbered list.
+        st.caption(f"Card {number} · {KIND_WORDS.get(c.kind, c.kind)} · p. {', '.join(map(str, item.pages))}")
         st.markdown(f"**{c.stem}**")
         if c.kind == "mcq":
             pick = st.radio("Your answer", c.options, index=None, key=f"{key}-pick")
