@@ -31,11 +31,15 @@ def now() -> datetime:
 
 
 def add(store: Store, item: QuizItem, subject_id: int, doc_id: str, at: datetime | None = None) -> None:
-    """Put a kept question into its subject's deck, due at once."""
+    """Put a kept question into its subject's deck, due at once, unless the deck already holds
+    the same question about the same document (a second quiz on the same pages finds it again)."""
     card = Card(due=at or now())
-    store.execute("INSERT INTO review_cards (item_id, subject_id, doc_id, card_json, due) VALUES "
-                  "(?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                  [item.id, subject_id, doc_id, card.to_json(), card.due], library=False)
+    store.execute("INSERT INTO review_cards (item_id, subject_id, doc_id, card_json, due) "
+                  "SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM review_cards r JOIN quiz_items q "
+                  "ON q.id = r.item_id WHERE r.doc_id = ? AND json_extract_string(q.item_json, '$.stem') = ?) "
+                  "ON CONFLICT DO NOTHING",
+                  [item.id, subject_id, doc_id, card.to_json(), card.due, doc_id, item.candidate.stem],
+                  library=False)
 
 
 def due(store: Store, subject_id: int, at: datetime | None = None, limit: int = 20) -> list[DueCard]:

@@ -84,3 +84,14 @@ def test_deleting_a_document_removes_its_cards(tmp_path):
     assert pipe.deck_counts(subject)[1] == 1
     pipe.delete_document(doc.doc_id)
     assert pipe.deck_counts(subject) == (0, 0)
+
+
+def test_the_same_card_kept_by_two_quizzes_is_in_the_deck_once(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("Mechanics")
+    doc = pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", subject)
+    pipe.models.judge.enqueue(knowing_solver(pipe), knowing_solver(pipe))
+    first = pipe.quiz(doc.doc_id, 1, 4, count=1, kinds="cloze").items[0]
+    second = pipe.quiz(doc.doc_id, 1, 4, count=1, kinds="cloze").items[0]
+    assert first.candidate.stem == second.candidate.stem and first.id != second.id
+    assert pipe.deck_counts(subject) == (1, 1)
