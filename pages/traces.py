@@ -53,6 +53,9 @@ st.dataframe([{"time": f"{r['started_at']:%H:%M:%S}", "request": KINDS.get(r["ki
 if shown:
     chosen = st.selectbox("Stages of request", [r["id"] for r in shown],
                           format_func=lambda i: describe(next(r for r in shown if r["id"] == i)))
+    picked = next(r for r in shown if r["id"] == chosen)
+    if picked.get("label"):  # which question (or page range, or file) this request was
+        st.caption(f"{KINDS.get(picked['kind'], picked['kind'])}: “{picked['label']}”")
     timing_panel(pipeline.request_spans(chosen))
     with st.expander("Raw data (for bug reports)"):
         st.dataframe(shown, hide_index=True)

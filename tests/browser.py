@@ -82,6 +82,10 @@ def after_a_wait(seconds: float, reply: Callable[[dict], str]) -> Callable[[dict
 @contextmanager
 def browser_page(playwright) -> Iterator:
     """A page in Debian's headless chromium with bounded waits; the browser closes after."""
+    from playwright.sync_api import expect
+    # expect() retries for 5 s by default; a rerun on a loaded 2-core machine (the whole suite
+    # running) can take longer, and a bounded wait is not a timing assertion.
+    expect.set_options(timeout=UI_TIMEOUT_MS // 2)
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
