@@ -54,11 +54,13 @@ def _close(a: str, b: str) -> bool:
     if a == b:
         return True
     allowed = max(len(a), len(b)) // 5
-    return allowed > 0 and _edits(a, b, allowed) <= allowed
+    return allowed > 0 and edit_distance(a, b, allowed) <= allowed
 
 
-def _edits(a: str, b: str, ceiling: int) -> int:
-    """Levenshtein distance, stopping early once over `ceiling`."""
+def edit_distance(a: str, b: str, ceiling: int | None = None) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions); with `ceiling`, it stops
+    early once the distance is over it and returns ceiling + 1."""
+    ceiling = max(len(a), len(b)) if ceiling is None else ceiling
     if abs(len(a) - len(b)) > ceiling:
         return ceiling + 1
     row = list(range(len(b) + 1))

@@ -13,6 +13,7 @@ from typing import Callable
 import pymupdf
 
 from citetutor.errors import ModelUnavailable
+from citetutor.marking import edit_distance
 from citetutor.models.base import OcrModel
 from citetutor.pdf import render_png
 
@@ -38,12 +39,7 @@ def normalised(text: str) -> str:
 def character_error_rate(hypothesis: str, reference: str) -> float:
     """Edit distance (insertions, deletions, substitutions) over the reference's length."""
     hyp, ref = normalised(hypothesis), normalised(reference)
-    row = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, start=1):
-        previous, row[0] = row[0], i
-        for j, h in enumerate(hyp, start=1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (r != h))
-    return row[-1] / max(len(ref), 1)
+    return edit_distance(ref, hyp) / max(len(ref), 1)
 
 
 def pages(transcriptions: Path, scans: Path) -> list[tuple[str, Path, int, str]]:
