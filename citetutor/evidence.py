@@ -18,6 +18,8 @@ _BOUNDARY = re.compile(
     r"|\n(?=\s*(?:[•\-–*▪]\s|\d{1,2}[.)]\s|[QA]:))"
 )
 _ANAPHOR = re.compile(r"(This|These|That|Those|It|Its|Such|Thus|Hence|Therefore|So|Then)\b")
+# A sub-item of a list: a dash bullet or a numbered item (a "•" starts a new point instead).
+_LIST_ITEM = re.compile(r"\s*(?:[\-–*▪]\s|\d{1,2}[.)]\s)")
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 320
 
@@ -48,23 +50,30 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     cuts = [0, *(m.end() for m in _BOUNDARY.finditer(text)), len(text)]
     pieces = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()]
     merged: list[tuple[int, int]] = []
+    listing = False  # the sentence being built introduced a list ("... will occur if there is:")
     for start, end in pieces:
         previous = text[merged[-1][0]:merged[-1][1]].strip() if merged else ""
-        if merged and (len(previous) < MIN_SENTENCE_CHARS
-                       or _belongs_to(previous, text[start:end], end - merged[-1][0])):
+        joined = end - merged[-1][0] if merged else 0
+        if merged and (len(previous) < MIN_SENTENCE_CHARS or _belongs_to(previous, text[start:end], joined)
+                       or (listing and joined <= MAX_SENTENCE_CHARS and _LIST_ITEM.match(text[start:end]))):
             merged[-1] = (merged[-1][0], end)
         else:
             merged.append((start, end))
+            listing = False
+        listing = listing or text[merged[-1][0]:merged[-1][1]].rstrip().endswith(":")
     return [span for a, b in merged for span in _cut_long(text, a, b)]
 
 
 def _belongs_to(previous: str, piece: str, joined_length: int) -> bool:
     """Whether `piece` joins the sentence before it, so a cited sentence states its fact alone:
     it points back ("This motion is known as ..."), or answers a question or heading that
-    ends in "?" (slides: "When is an array used? 1) Storing ...")."""
+    ends in "?" (slides: "When is an array used? 1) Storing ..."), or is what a sentence
+    ending in ":" announced. A slide's "Evolution will occur if there is:" said nothing on its
+    own, and the drafter, which sees sentences ranked by meaning and not in order, finished it
+    with a sentence from another page."""
     if joined_length > MAX_SENTENCE_CHARS:
         return False
-    return bool(_ANAPHOR.match(piece.lstrip())) or previous.endswith("?")
+    return bool(_ANAPHOR.match(piece.lstrip())) or previous.endswith(("?", ":"))
 
 
 def _cut_long(text: str, start: int, end: int) -> list[tuple[int, int]]:

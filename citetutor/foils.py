@@ -55,7 +55,25 @@ def antonym_flips(text: str) -> list[str]:
             flipped = text[:m.start()] + _cased(opposite, m.group()) + text[m.end():]
             (auxiliary if m.group().lower() in AUXILIARY else content).append(flipped)
     # Then opposite content words ("positive" for "negative"); a plain "is not" last.
-    return list(dict.fromkeys(f for f in foils + content + auxiliary if f != text))
+    flips = [_answer_flipped(f) for f in foils + content + auxiliary]
+    return list(dict.fromkeys(f for f in flips if f != text))
+
+
+_YES_NO = re.compile(r"^(\W*)(yes|no)\b", re.IGNORECASE)
+
+
+def _answer_flipped(foil: str) -> str:
+    """A foil of a yes/no answer with its "Yes" or "No" flipped too.
+
+    "Yes, fitness does not mean being strong" contradicts itself, and the judge preferred the
+    claim "Yes, fitness does mean being strong" over it by a hair; the coherent opposite is
+    "No, fitness does not mean being strong".
+    """
+    m = _YES_NO.match(foil)
+    if not m:
+        return foil
+    opposite = "no" if m.group(2).lower() == "yes" else "yes"
+    return m.group(1) + _cased(opposite, m.group(2)) + foil[m.end():]
 
 
 def number_flips(text: str) -> list[str]:

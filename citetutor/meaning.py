@@ -22,6 +22,11 @@ from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
 
 _WORDS = re.compile(r"[a-z0-9']+")
+# A claim must beat its flip clearly, not by a coin toss. In the flip test on the tuning sets,
+# every correct claim beat its flip by 0.45 nats or more, while "Yes, fitness does mean being
+# strong" (the notes say it means reproductive success) won by 0.03 and five code-made wrong
+# drafts by 0.02-0.24.
+MIN_FLIP_MARGIN = 0.3
 LETTERS = (" A", " B")
 YES_NO = (" Yes", " No")
 
@@ -37,11 +42,14 @@ class Judgement:
     foil: str = ""  # the foil that came closest, if any
     asked: int = 0  # judge passes made
     stated: float | None = None  # log-odds of "Yes" over "No", when asked whether it is stated
+    flipped: float | None = None  # the claim's margin over its foil alone, when one was asked
 
     @property
     def holds(self) -> bool:
-        """Whether the claim won every comparison."""
-        return self.margin > 0
+        """Whether the claim was found stated (when asked) and beat its flip by a clear margin."""
+        if self.stated is not None and self.stated <= 0:
+            return False
+        return self.flipped is None or self.flipped > MIN_FLIP_MARGIN
 
 
 def judge_messages(sentences: list[Sentence], question: str, task: str) -> list[dict]:
@@ -73,8 +81,23 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
             scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
                              LETTERS, PickedStatement, "statement", ("A", "B"))
             margin += (scores[claim_at] - scores[1 - claim_at]) / 2
-        verdict = Judgement(min(margin, verdict.margin), foil, verdict.asked + 2, verdict.stated)
+        verdict = Judgement(min(margin, verdict.margin), foil, verdict.asked + 2, verdict.stated, margin)
     return verdict
+
+
+def answers_question(judge: ChatModel, sentences: list[Sentence], question: str, quoted: list[int]) -> float:
+    """Log-odds that the numbered sentences, quoted alone, answer the question ("Yes" over "No").
+
+    A quote is shown as the answer itself, so being about the question is not enough: the
+    slide line "This is the idea that organisms evolve towards specific goals" is about a
+    question on why evolution has no goal, and says the opposite of its answer.
+    """
+    labels = " and ".join(f"S{n}" for n in quoted)
+    by_number = {s.number: s for s in sentences}
+    task = prompts.JUDGE_ANSWERS.format(labels=labels, cited=" ".join(by_number[n].text for n in quoted))
+    yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
+                      YES_NO, StatedOrNot, "stated", ("Yes", "No"))
+    return yes - no
 
 
 def _closest_foils(claim: str, cited: str) -> list[str]:

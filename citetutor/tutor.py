@@ -16,7 +16,7 @@ from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
 from citetutor.foils import foils_of
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
-from citetutor.meaning import Judgement, judge_claim
+from citetutor.meaning import Judgement, answers_question, judge_claim
 from citetutor.parts import question_parts, uncovered_parts
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -267,7 +267,25 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
         except Rejected:
             reasons.append(Reason.DEADLINE)
     quote = _agreed_quote(sentences, rejected, solved, gate.limits.min_sentence_relevance)
+    if quote and not _quote_answers(gate, trace, question, sentences, quote, attempt, on_stage):
+        quote = []
+        reasons.append(Reason.OFF_QUESTION)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
+
+
+def _quote_answers(gate: Gate, trace, question: str, sentences: list[Sentence], quote: list[Sentence],
+                   attempt: int, on_stage: StageCallback) -> bool:
+    """Whether the meaning judge finds the agreed sentences answer the question on their own.
+
+    The blind solver's pick is weak agreement: the 0.5B chose S1-S3, the sentences ranked
+    closest to the question, in every question looked at, so a quote it "agreed" on was often
+    a nearby line that answers something else.
+    """
+    on_stage("support_check", attempt)
+    with trace.span("support_check", model=gate.meaning_judge.name, attempt=attempt) as span:
+        answers = answers_question(gate.meaning_judge, sentences, question, [s.number for s in quote]) > 0
+        span.record(outcome="ok" if answers else "rejected", reason=None if answers else Reason.OFF_QUESTION)
+    return answers
 
 
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,

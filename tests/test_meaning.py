@@ -72,3 +72,25 @@ def test_a_part_no_sentence_is_close_to_is_reported_as_not_covered():
     parts = ["why is there a deadweight loss from a monopoly", "who painted the mona lisa"]
     assert uncovered_parts(HashEmbedder(), parts, sentences, 0.5) == ["who painted the mona lisa"]
     assert uncovered_parts(HashEmbedder(), parts[:1], sentences, 0.5) == []
+
+
+def test_a_yes_or_no_answer_flips_with_its_statement():
+    claim = "Yes, fitness in biology does mean being strong and surviving."
+    assert foils_of(claim)[0] == "No, fitness in biology does not mean being strong and surviving."
+    assert antonym_flips("No, heat does not flow by itself from cold to hot.")[0] == \
+        "Yes, heat does flow by itself from cold to hot."
+
+
+def test_a_claim_that_beats_its_flip_by_a_hair_does_not_hold():
+    sentences = _numbered("Fitness is defined as average reproductive success.")
+    claim = "Fitness is defined as average reproductive success."
+
+    class Hair(LeaningJudge):
+        def choice_logprobs(self, messages, prefix, options):
+            a = messages[-1]["content"].split("\nA: ")[1].split("\n")[0]
+            return Choice([0.1, 0.0] if a == claim else [0.0, 0.1], self.name)
+
+    close = judge_claim(Hair(claim, 0.0), sentences, "What is fitness?", claim.replace("is", "is not", 1), [1])
+    assert close.flipped is not None and close.flipped < 0
+    verdict = judge_claim(Hair(claim, 0.0), sentences, "What is fitness?", claim, [1])
+    assert verdict.flipped == 0.1 and not verdict.holds  # won, but by 0.1 nats

@@ -159,6 +159,17 @@ def test_three_rejected_drafts_are_never_shown_and_the_agreed_sentence_is_quoted
     assert [s["name"] for s in result.spans].count("rejection") == 3
 
 
+def test_an_agreed_sentence_the_judge_finds_does_not_answer_the_question_is_not_quoted(tmp_path):
+    judge = ContraryJudge()
+    judge.quotes_answer = False  # e.g. a slide line about the question that answers another one
+    pipe = _pipe_with(tmp_path, judge)
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.text == NOT_ENOUGH_EVIDENCE and result.citations == []
+    assert "answer the question on its own" in judge.calls[-1]
+
+
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
