@@ -62,6 +62,7 @@ QUIZ_FEEDBACK: dict[str, str] = {
     Reason.UNCOVERED_CLAIM: "Write the answer_text with words copied from the sentence.",
     Reason.ABOUT_THE_TEXT: "Ask about a fact the sentence states, not about the text or its topic.",
     Reason.KEY_IN_STEM: "The answer must not repeat the question's words; ask so the sentence's fact is the answer.",
+    Reason.KEY_IS_FORMULA: "Ask for a fact the sentence states in words, not for a formula.",
 }
 
 QUIZ_BLIND_TASK = """Question: {question}

@@ -40,7 +40,7 @@ _ABOUT_THE_TEXT = re.compile(r"\b(passage|text|document|author|slide|lecture|the
                              re.IGNORECASE)
 # A short answer is retried once with the reason, as the tutor does; these reasons can improve.
 _RETRIED = {Reason.SCHEMA_INVALID, Reason.UNCOVERED_CLAIM, Reason.UNKNOWN_SENTENCE, Reason.ABOUT_THE_TEXT,
-            Reason.KEY_IN_STEM}
+            Reason.KEY_IN_STEM, Reason.KEY_IS_FORMULA}
 
 ItemCallback = Callable[["QuizItem"], None]
 
@@ -111,7 +111,9 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     used: set[str] = set()  # keys already kept
     done: set[int] = set()  # sentences already carded
     with gate.tracer.request("quiz", scope.subject_id, f"pages {scope.pages[0]}–{scope.pages[1]}") as trace:
-        for number, (kind, focus) in enumerate(_first_fast(_plan(sources, kinds), result), start=1):
+        wanted = KINDS if kinds not in KINDS else (kinds,)
+        plan = _each_kind(_first_fast(_plan(sources, kinds), result), result, count, wanted)
+        for number, (kind, focus) in enumerate(plan, start=1):
             if len(result.items) >= count:
                 break
             if number > 1 and clock() > deadline:  # at least one candidate, whatever the budget
@@ -175,6 +177,28 @@ def _first_fast(plan: list[tuple[str, Sentence]], result: QuizResult) -> Iterato
     yield from held
 
 
+def _each_kind(plan: Iterator[tuple[str, Sentence]], result: QuizResult, count: int,
+               wanted: tuple[str, ...], patience: int = 3) -> Iterator[tuple[str, Sentence]]:
+    """The plan, with candidates of a kind already kept put off once the places left are only
+    enough for the kinds not yet kept: a mixed quiz of five had no short answer, or no multiple
+    choice, when the easier kinds filled it first. After `patience` more tries of the missing
+    kinds, the count comes first again and what was put off follows."""
+    put_off: list[tuple[str, Sentence]] = []
+    for kind, focus in plan:
+        kept = {item.candidate.kind for item in result.items}
+        missing = {k for k in wanted if k not in kept}
+        if patience > 0 and missing and count - len(result.items) <= len(missing):
+            if kind in kept:
+                put_off.append((kind, focus))
+                continue
+            patience -= 1
+        elif put_off:
+            yield from put_off
+            put_off = []
+        yield kind, focus
+    yield from put_off
+
+
 def _window(sources: list[Sentence], focus: Sentence, each_side: int) -> list[Sentence]:
     """The focus sentence with its neighbours in reading order."""
     at = sources.index(focus)
@@ -191,6 +215,12 @@ def _spread(items: list[Sentence]) -> list[Sentence]:
                 order.append(i)
         step //= 2
     return [items[i] for i in order]
+
+
+def _formula(key: str) -> bool:
+    """A key that is mostly symbols: an equals sign, or fewer letters than other characters."""
+    letters = sum(c.isalpha() for c in key)
+    return "=" in key or letters < len(key.replace(" ", "")) / 2
 
 
 def _mostly_words(text: str) -> bool:
@@ -258,6 +288,11 @@ class _Attempt:
             raise Rejected(Reason.ABOUT_THE_TEXT, item.stem)
         if restates(item.answer_text, item.stem):  # "What is an example of X?" -> "X"
             raise Rejected(Reason.KEY_IN_STEM, f"{item.stem} key {item.answer_text!r}")
+        if _formula(item.answer_text):
+            # "What is the formula for the displacement vector?" keyed "Δr = 2r sin(Δθ / 2)": the
+            # sentence gave the magnitude of the change, the stem misnamed it, and every check
+            # passed on the symbols; nor can a student's typed formula be marked against it.
+            raise Rejected(Reason.KEY_IS_FORMULA, f"{item.stem} key {item.answer_text!r}")
         if not covers(new_words(item.answer_text, item.stem), item.sentences, context,
                       self.gate.limits.min_claim_overlap):
             raise Rejected(Reason.UNCOVERED_CLAIM, item.answer_text)

@@ -61,6 +61,7 @@ class Reason(StrEnum):
     KEY_IN_STEM = "key_in_stem"  # a quiz key that only repeats its question's words
     NO_BLANK = "no_blank"  # a sentence with no key term or value to blank
     NO_DISTRACTORS = "no_distractors"  # too few terms of the key's kind in the range
+    KEY_IS_FORMULA = "key_is_formula"  # a short-answer key in symbols: a typed answer cannot be marked
     DEADLINE = "deadline"
     ERROR = "error"
 

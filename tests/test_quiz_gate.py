@@ -197,3 +197,28 @@ def test_stems_about_the_text_itself_are_recognised(stem):
     from citetutor.quiz import _ABOUT_THE_TEXT
     assert _ABOUT_THE_TEXT.search(stem)
     assert not _ABOUT_THE_TEXT.search("Why is the entropy change positive when a solid melts?")
+
+
+def test_a_formula_key_is_sent_back_for_a_fact_in_words(pipe):
+    pipe.models.drafter.enqueue(short(answer="Δr = 2r sin(Δθ / 2)",
+                                      stem="What is the formula for the displacement vector?"), short())
+    pipe.models.verifier.enqueue(agreeing_solver)
+    result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=1, kinds="short")
+    assert len(result.items) == 1 and "=" not in result.items[0].key
+    assert "not for a formula" in pipe.models.drafter.history[1][-1]["content"]
+
+
+def test_the_last_places_go_to_kinds_not_yet_kept():
+    from citetutor.quiz import QuizResult, _each_kind
+    from citetutor.schemas import QuizCandidate
+    result = QuizResult(asked=3)
+    plan = [("cloze", 1), ("cloze", 2), ("mcq", 3), ("cloze", 4), ("short", 5), ("mcq", 6), ("cloze", 7)]
+    order = []
+    for kind, focus in _each_kind(iter(plan), result, 3, ("cloze", "mcq", "short")):
+        order.append(focus)
+        if focus == 1:  # one cloze kept: two places left, two kinds missing
+            kept = QuizCandidate(kind=kind, stem="s", answer_text="k", sentences=[1])
+            result.items.append(type("Kept", (), {"candidate": kept})())
+    # Every try while places are tight uses patience (the first cloze too); once three are
+    # spent, the clozes put off come back first.
+    assert order == [1, 3, 5, 2, 4, 6, 7]

@@ -44,6 +44,7 @@ REASON_WORDS: dict[str, str] = {
     Reason.NO_BLANK: "no key term to blank",
     Reason.KEY_IN_STEM: "answer only repeated the question",
     Reason.NO_DISTRACTORS: "too few terms for options",
+    Reason.KEY_IS_FORMULA: "answer was a formula",
     Reason.DEADLINE: "ran out of time",
     Reason.REPEATED_DRAFT: "drafter repeated a rejected draft",
     Reason.ERROR: "error",
