@@ -294,6 +294,25 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
     """After the code checks: agreement with the blind solve, then each claim's meaning."""
     agrees_with_blind(gate.embedder, question, draft, solved)
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
+    check_answers(gate, trace, question, sentences, draft, attempt, on_stage)
+
+
+def check_answers(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
+                  attempt: int, on_stage: StageCallback = ignore_stage) -> None:
+    """The draft's sentences must answer what was asked, by the meaning judge's reading.
+
+    A claim can be stated by its sentence and answer another question: asked what natural
+    selection needs, the drafter said "it will occur if there is strong evidence that this
+    change is driven by natural selection", the words of a sentence about something else.
+    """
+    cited = sorted({n for claim in draft.claims for n in claim.sentences})
+    on_stage("support_check", attempt)
+    with trace.span("support_check", model=gate.meaning_judge.name, attempt=attempt) as span:
+        answers = answers_question(gate.meaning_judge, sentences, question, cited) > 0
+        span.record(outcome="ok" if answers else "rejected", reason=None if answers else Reason.OFF_QUESTION)
+    if not answers:
+        labels = ", ".join(f"S{n}" for n in cited)
+        raise Rejected(Reason.OFF_QUESTION, f"{labels} do not answer the question; find the sentences that do.")
 
 
 def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,

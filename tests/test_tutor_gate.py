@@ -159,6 +159,32 @@ def test_three_rejected_drafts_are_never_shown_and_the_agreed_sentence_is_quoted
     assert [s["name"] for s in result.spans].count("rejection") == 3
 
 
+class NotAnsweredBy(OverlapJudge):
+    """A judge that finds sentences holding `word` do not answer the question asked."""
+
+    def __init__(self, word: str):
+        super().__init__()
+        self.word = word
+
+    def choice_logprobs(self, messages, answer_prefix, options):
+        task = messages[-1]["content"]
+        if "answer the question on its own" in task and self.word in task.split("says:")[1].lower():
+            self.calls.append(task)
+            return Choice([-2.0, 0.0], self.name)
+        return super().choice_logprobs(messages, answer_prefix, options)
+
+
+def test_a_draft_whose_sentences_answer_another_question_is_retried(tmp_path):
+    pipe = _pipe_with(tmp_path, NotAnsweredBy("tangent"))
+    pipe.models.drafter.enqueue(quoting_draft("tangent"), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == ["off_question"]
+    assert "tangent" not in result.text.lower() and "inward" in result.text
+    retry = pipe.models.drafter.history[1][-1]["content"]
+    assert "do not answer the question" in retry
+
+
 def test_an_agreed_sentence_the_judge_finds_does_not_answer_the_question_is_not_quoted(tmp_path):
     judge = ContraryJudge()
     judge.quotes_answer = False  # e.g. a slide line about the question that answers another one
