@@ -281,9 +281,15 @@ def _quote_answers(gate: Gate, trace, question: str, sentences: list[Sentence], 
     closest to the question, in every question looked at, so a quote it "agreed" on was often
     a nearby line that answers something else.
     """
+    return _answered_by(gate, trace, question, sentences, [s.number for s in quote], attempt, on_stage)
+
+
+def _answered_by(gate: Gate, trace, question: str, sentences: list[Sentence], numbers: list[int],
+                 attempt: int, on_stage: StageCallback) -> bool:
+    """The meaning judge's reading of whether the numbered sentences answer the question, as a span."""
     on_stage("support_check", attempt)
     with trace.span("support_check", model=gate.meaning_judge.name, attempt=attempt) as span:
-        answers = answers_question(gate.meaning_judge, sentences, question, [s.number for s in quote]) > 0
+        answers = answers_question(gate.meaning_judge, sentences, question, numbers) > 0
         span.record(outcome="ok" if answers else "rejected", reason=None if answers else Reason.OFF_QUESTION)
     return answers
 
@@ -306,11 +312,7 @@ def check_answers(gate: Gate, trace, question: str, sentences: list[Sentence], d
     change is driven by natural selection", the words of a sentence about something else.
     """
     cited = sorted({n for claim in draft.claims for n in claim.sentences})
-    on_stage("support_check", attempt)
-    with trace.span("support_check", model=gate.meaning_judge.name, attempt=attempt) as span:
-        answers = answers_question(gate.meaning_judge, sentences, question, cited) > 0
-        span.record(outcome="ok" if answers else "rejected", reason=None if answers else Reason.OFF_QUESTION)
-    if not answers:
+    if not _answered_by(gate, trace, question, sentences, cited, attempt, on_stage):
         labels = ", ".join(f"S{n}" for n in cited)
         raise Rejected(Reason.OFF_QUESTION, f"{labels} do not answer the question; find the sentences that do.")
 
