@@ -85,21 +85,6 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     return verdict
 
 
-def answers_question(judge: ChatModel, sentences: list[Sentence], question: str, quoted: list[int]) -> float:
-    """Log-odds that the numbered sentences, quoted alone, answer the question ("Yes" over "No").
-
-    A quote is shown as the answer itself, so being about the question is not enough: the
-    slide line "This is the idea that organisms evolve towards specific goals" is about a
-    question on why evolution has no goal, and says the opposite of its answer.
-    """
-    labels = " and ".join(f"S{n}" for n in quoted)
-    by_number = {s.number: s for s in sentences}
-    task = prompts.JUDGE_ANSWERS.format(labels=labels, cited=" ".join(by_number[n].text for n in quoted))
-    yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
-                      YES_NO, StatedOrNot, "stated", ("Yes", "No"))
-    return yes - no
-
-
 def _closest_foils(claim: str, cited: str) -> list[str]:
     """The claim's foils, those holding more of the cited sentences' words first.
 

@@ -38,9 +38,6 @@ Statement: {claim}
 Does {labels} state this statement? Reply Yes or No."""
 JUDGE_STATED_PREFIX = "Answer:"
 
-JUDGE_ANSWERS = """Task: do not answer the question. {labels} says: "{cited}"
-Does {labels} answer the question on its own? Reply Yes or No."""
-
 VERIFY_SYSTEM = """You check a study tutor's work against numbered evidence sentences from a
 student's notes. Judge only by what the sentences say, not by what you know. Reply with JSON."""
 

@@ -119,9 +119,6 @@ class OverlapJudge:
         def held(statement: str) -> float:
             words = re.findall(r"\w+", statement.lower())
             return (sum(w in quoted for w in words) / max(len(words), 1)) - 10 * self.wrong(statement)
-        if options[0].strip() == "Yes" and "answer the question on its own" in task:
-            answers = not self.wrong(_found(r'says: "(.*)"', task))
-            return Choice([0.0, -2.0] if answers else [-2.0, 0.0], self.name)
         if options[0].strip() == "Yes":
             claim = _found(r"Statement: (.*)", task)
             yes = held(claim) >= 0.5
@@ -135,17 +132,12 @@ class OverlapJudge:
 
 class ContraryJudge(OverlapJudge):
     """A judge that finds no claim stated: "No" when asked, and in a choice the statement that
-    is not the claim (meaning.py shows the claim first, then second). Whether a quote answers
-    the question it says `quotes_answer`."""
-
-    quotes_answer = True
+    is not the claim (meaning.py shows the claim first, then second)."""
 
     def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]):
         from citetutor.models.base import Choice
         self.calls.append(messages[-1]["content"])
         self.history.append(messages)
-        if options[0].strip() == "Yes" and "answer the question on its own" in messages[-1]["content"]:
-            return Choice([0.0, -2.0] if self.quotes_answer else [-2.0, 0.0], self.name)
         if options[0].strip() == "Yes":
             return Choice([-2.0, 0.0], self.name)
         claim_first = sum("Which statement" in c for c in self.calls) % 2 == 1
