@@ -79,8 +79,7 @@ def cmd_eval(pipe: Pipeline, args) -> None:
     """Run question sets through the gate on a fresh library; print per-question lines and a table."""
     from citetutor.devtools import evaluation
     reports = []
-    for path in args.sets:
-        qset = evaluation.load_set(Path(path), args.pdf)
+    for qset in _load_sets(args):
         if qset.untouched and not args.untouched:
             print(f"## {qset.name}: held out (untouched); skipped. Pass --untouched only for a "
                   "first or a final run, never while tuning.", flush=True)
@@ -93,12 +92,18 @@ def cmd_eval(pipe: Pipeline, args) -> None:
     print(evaluation.table(reports))
 
 
+def _load_sets(args) -> list:
+    """Every question set named, read and checked before the first question is asked: a missing
+    last set once ended an hour's eval before its table was printed."""
+    from citetutor.devtools import evaluation
+    return [evaluation.load_set(Path(path), args.pdf) for path in args.sets]
+
+
 def cmd_flip(pipe: Pipeline, args) -> None:
     """The flip test: code-made wrong drafts through the real checks; catch rates per kind."""
-    from citetutor.devtools import evaluation, fliptest
+    from citetutor.devtools import fliptest
     reports = []
-    for path in args.sets:
-        qset = evaluation.load_set(Path(path), args.pdf)
+    for qset in _load_sets(args):
         if qset.untouched and not args.untouched:
             print(f"## {qset.name}: held out (untouched); skipped.", flush=True)
             continue

@@ -79,3 +79,12 @@ def test_a_broken_key_pattern_is_refused_when_the_set_is_read(tmp_path):
     (tmp_path / "set.json").write_text(json.dumps(raw))
     with pytest.raises(InputError, match="Cannot read the question set"):
         load_set(tmp_path / "set.json")
+
+
+def test_every_set_is_read_before_the_first_question_is_asked(tmp_path):
+    from argparse import Namespace
+
+    from citetutor.cli import _load_sets
+    shared = EVALS / "fiset-static-and-dynamic-arrays-slides.json"
+    with pytest.raises(InputError, match="Cannot read the question set"):
+        _load_sets(Namespace(sets=[str(shared), str(tmp_path / "missing.json")], pdf=None))
