@@ -88,3 +88,11 @@ def test_every_set_is_read_before_the_first_question_is_asked(tmp_path):
     shared = EVALS / "fiset-static-and-dynamic-arrays-slides.json"
     with pytest.raises(InputError, match="Cannot read the question set"):
         _load_sets(Namespace(sets=[str(shared), str(tmp_path / "missing.json")], pdf=None))
+
+
+def test_a_flip_longer_than_a_drafter_may_write_is_skipped_not_a_crash():
+    from citetutor.devtools.fliptest import _with_first_claim
+    from citetutor.schemas import Claim, Draft
+    draft = Draft(claims=[Claim(text="x" * 235 + " is a", sentences=[1])])
+    assert _with_first_claim(draft, "x" * 235 + " is not a") is None
+    assert _with_first_claim(draft, "short and fine").claims[0].text == "short and fine"

@@ -15,6 +15,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from pydantic import ValidationError
+
 from citetutor import tutor
 from citetutor.checks import Rejected, guard
 from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet
@@ -112,9 +114,9 @@ def run_flips(pipe, qset: QuestionSet, on_trial=lambda t: None) -> FlipReport:
                 trace.finish("refused", None, 1)
                 continue
             solved = tutor.solve_blind(gate, trace, case.question, sentences)
-            trials = [("correct", draft)] + [
-                (kind, _with_first_claim(draft, text))
-                for kind, text in flips(draft.claims[0].text, sentences, draft.claims[0].sentences).items()]
+            flipped = flips(draft.claims[0].text, sentences, draft.claims[0].sentences).items()
+            trials = [("correct", draft)] + [(kind, wrong) for kind, text in flipped
+                                             if (wrong := _with_first_claim(draft, text)) is not None]
             for kind, candidate in trials:
                 trial = _try(gate, trace, case.question, case.mode, sentences, candidate, solved, kind)
                 report.trials.append(trial)
@@ -123,9 +125,14 @@ def run_flips(pipe, qset: QuestionSet, on_trial=lambda t: None) -> FlipReport:
     return report
 
 
-def _with_first_claim(draft: Draft, text: str) -> Draft:
+def _with_first_claim(draft: Draft, text: str) -> Draft | None:
+    """The draft with its first claim replaced; None when the claim is longer than a drafter may
+    write (a long claim with "not" added once ended a run)."""
     first = draft.claims[0]
-    return Draft(claims=[Claim(text=text, sentences=first.sentences), *draft.claims[1:]])
+    try:
+        return Draft(claims=[Claim(text=text, sentences=first.sentences), *draft.claims[1:]])
+    except ValidationError:
+        return None
 
 
 def _try(gate, trace, question: str, mode: str, sentences: list[Sentence], draft: Draft,
