@@ -218,9 +218,10 @@ def _spread(items: list[Sentence]) -> list[Sentence]:
 
 
 def _formula(key: str) -> bool:
-    """A key that is mostly symbols: an equals sign, or fewer letters than other characters."""
+    """A key that is an equation, or mostly maths symbols; a value ("24", "90%", "$24") is not."""
+    symbols = sum(not (c.isalnum() or c.isspace() or c in ".,%$-'()") for c in key)
     letters = sum(c.isalpha() for c in key)
-    return "=" in key or letters < len(key.replace(" ", "")) / 2
+    return "=" in key or (symbols >= 2 and letters < len(key.replace(" ", "")) / 2)
 
 
 def _mostly_words(text: str) -> bool:

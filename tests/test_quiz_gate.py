@@ -222,3 +222,11 @@ def test_the_last_places_go_to_kinds_not_yet_kept():
     # Every try while places are tight uses patience (the first cloze too); once three are
     # spent, the clozes put off come back first.
     assert order == [1, 3, 5, 2, 4, 6, 7]
+
+
+@pytest.mark.parametrize("key, formula", [("Δr = 2r sin(Δθ / 2)", True), ("√(a² + b²)", True),
+                                          ("24", False), ("90%", False), ("$24", False),
+                                          ("centripetal acceleration", False)])
+def test_equations_are_formula_keys_and_values_are_not(key, formula):
+    from citetutor.quiz import _formula
+    assert _formula(key) is formula
