@@ -106,3 +106,12 @@ def test_sentence_boxes_come_from_its_own_words_only():
 def test_chunks_stored_before_word_boxes_fall_back_to_chunk_lines():
     hit = _hit("doc-p3-c0", "Old library sentence.")
     assert sentence_boxes(Sentence(1, hit, 0, len(hit.text))) == [[0, 0, 500, 700]]
+
+
+def test_a_line_ending_in_a_colon_keeps_the_list_it_announces():
+    text = ("• Evolution by natural selection will occur if there is:\n– Heritable variation in traits\n"
+            "– Selection based on these traits\n• Logical consequence of all the steps above, in short")
+    assert pieces(text) == [
+        "• Evolution by natural selection will occur if there is:\n– Heritable variation in traits\n"
+        "– Selection based on these traits",
+        "• Logical consequence of all the steps above, in short"]
