@@ -33,16 +33,14 @@ YES_NO = (" Yes", " No")
 
 @dataclass(frozen=True)
 class Judgement:
-    """How firmly the cited sentences state a claim: the smallest log-odds over foils and orders."""
+    """How firmly the cited sentences state a claim, as log-odds from the judge's passes."""
 
-    # Log-odds of the claim over its foil, averaged over both orders: the average cancels the
-    # judge's lean towards one letter (the 1.5B gave "A" about 1 nat more whatever it held).
-    # > 0: the claim won against every foil; <= 0: a foil (or "No") won.
-    margin: float
-    foil: str = ""  # the foil that came closest, if any
+    foil: str = ""  # the foil the claim was compared with, if code could flip it
     asked: int = 0  # judge passes made
     stated: float | None = None  # log-odds of "Yes" over "No", when asked whether it is stated
-    flipped: float | None = None  # the claim's margin over its foil alone, when one was asked
+    # Log-odds of the claim over its foil, averaged over both orders: the average cancels the
+    # judge's lean towards one letter (the 1.5B gave "A" about 1 nat more whatever it held).
+    flipped: float | None = None
 
     @property
     def holds(self) -> bool:
@@ -61,28 +59,26 @@ def judge_messages(sentences: list[Sentence], question: str, task: str) -> list[
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
                 cited: list[int], words_held: bool = True) -> Judgement:
     """Whether the cited sentences state `claim` (asked when their words do not hold it), and
-    state it rather than its flip (asked when code can flip it). The smaller margin decides."""
+    state it rather than its flip (asked when code can flip it); `Judgement.holds` decides."""
     labels = " and ".join(f"S{n}" for n in cited)
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)
-    verdict = Judgement(float("inf"))
     foils = _closest_foils(claim, quoted)
+    stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
         yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
                           YES_NO, StatedOrNot, "stated", ("Yes", "No"))
-        verdict = Judgement(yes - no, asked=1, stated=yes - no)
-        if not verdict.holds:
-            return verdict
-    for foil in foils[:1]:
-        margin = 0.0
-        for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
-            task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)
-            scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
-                             LETTERS, PickedStatement, "statement", ("A", "B"))
-            margin += (scores[claim_at] - scores[1 - claim_at]) / 2
-        verdict = Judgement(min(margin, verdict.margin), foil, verdict.asked + 2, verdict.stated, margin)
-    return verdict
+        stated = yes - no
+        if stated <= 0 or not foils:
+            return Judgement(asked=1, stated=stated)
+    foil, flipped = foils[0], 0.0
+    for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
+        task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)
+        scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
+                         LETTERS, PickedStatement, "statement", ("A", "B"))
+        flipped += (scores[claim_at] - scores[1 - claim_at]) / 2
+    return Judgement(foil, (1 if stated is not None else 0) + 2, stated, flipped)
 
 
 def _closest_foils(claim: str, cited: str) -> list[str]:

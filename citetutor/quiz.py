@@ -112,7 +112,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     done: set[int] = set()  # sentences already carded
     with gate.tracer.request("quiz", scope.subject_id, f"pages {scope.pages[0]}–{scope.pages[1]}") as trace:
         wanted = KINDS if kinds not in KINDS else (kinds,)
-        plan = _each_kind(_first_fast(_plan(sources, kinds), result), result, count, wanted)
+        plan = _each_kind(_first_fast(_plan(sources, wanted), result), result, count, wanted)
         for number, (kind, focus) in enumerate(plan, start=1):
             if len(result.items) >= count:
                 break
@@ -152,12 +152,11 @@ def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     return rows[::step][:MAX_SOURCE_CHUNKS]
 
 
-def _plan(sources: list[Sentence], kinds: str) -> list[tuple[str, Sentence]]:
+def _plan(sources: list[Sentence], cycle: tuple[str, ...]) -> list[tuple[str, Sentence]]:
     """Every prose sentence once, spread over the range (first, middle, last, ...), each with
-    the next kind in turn: more candidates than asked, so a dropped one is replaced."""
+    the next kind of `cycle` in turn: more candidates than asked, so a dropped one is replaced."""
     wordy = [s for s in sources if _mostly_words(s.text)]
     order = _spread(wordy)
-    cycle = KINDS if kinds not in KINDS else (kinds,)
     # Then each sentence again as the next kind: slides hold few sentences of prose.
     return [(cycle[(i + turn) % len(cycle)], sentence) for turn in range(len(cycle))
             for i, sentence in enumerate(order)]

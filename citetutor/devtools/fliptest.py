@@ -158,7 +158,7 @@ def trial_line(trial: Trial) -> str:
     if trial.kind == "correct":
         verdict = f"REJECTED ({trial.reason})" if trial.reason else "passed"
     margins = " ".join(f"[{'stated %+.2f ' % j.stated if j.stated is not None else ''}"
-                       f"{'flip %+.2f' % j.margin if j.foil else ''}]" for j in trial.judged)
+                       f"{'flip %+.2f' % j.flipped if j.flipped is not None else ''}]" for j in trial.judged)
     line = f"{trial.seconds:5.1f} s  {trial.kind:9} {verdict:30} {margins:24} {trial.claim[:100]}"
     return line + (f"\n           blind: {trial.blind}" if trial.reason == "blind_disagrees" else "")
 
