@@ -69,11 +69,11 @@ def test_distractors_are_range_terms_of_the_same_shape_and_none_is_a_form_of_the
     assert distractors(value, terms, seed="s") == [], "too few other values: no multiple choice"
 
 
-def test_short_answers_wait_until_a_first_card_is_kept():
-    plan = [("short", 1), ("cloze", 2), ("short", 3), ("mcq", 4)]
+def test_only_multiple_choice_is_tried_until_a_first_card_is_kept():
+    plan = [("short", 1), ("cloze", 2), ("mcq", 3), ("short", 4), ("mcq", 5)]
     result, seen = QuizResult(), []
-    for kind, focus in _first_fast(plan, result):
+    for kind, focus in _first_fast(plan, result, "mcq"):
         seen.append((kind, focus))
-        if focus == 2:
+        if focus == 3:
             result.items.append("kept")
-    assert seen == [("cloze", 2), ("short", 1), ("short", 3), ("mcq", 4)]
+    assert seen == [("mcq", 3), ("short", 1), ("cloze", 2), ("short", 4), ("mcq", 5)]
