@@ -48,17 +48,19 @@ of the sentences that state the answer."""
 VERIFY_USER = "Evidence:\n{evidence}\n\n{task}"
 
 QUIZ_SYSTEM = """You write one practice question for a student from numbered source sentences.
-You are given its answer: a term one sentence states. Ask about what that sentence states (a
-fact, a definition, a cause) so that the term is the answer, without writing the term in the
-question, and never about the text itself. Reply with JSON."""
+Ask about what the sentence states (a fact, a definition, a cause), never about the text itself.
+Give the stem (a real question), the answer_text in a few words of the sentence, and the numbers
+of the sentences that state the answer (for [S3] write 3). Reply with JSON."""
 
-QUIZ_USER = ("Source sentences:\n{evidence}\n\nThe answer: \"{key}\", as [{label}] states it.\n"
-             "Write one short-answer question whose answer is \"{key}\".")
-
+QUIZ_USER = "Source sentences:\n{evidence}\n\nWrite one short-answer question whose answer [{label}] states."
 QUIZ_FEEDBACK: dict[str, str] = {
     Reason.SCHEMA_INVALID: "Your reply did not match the JSON schema.",
+    Reason.UNKNOWN_SENTENCE: "You cited a sentence number that is not in the list.",
+    Reason.UNCOVERED_CLAIM: "Write the answer_text with words copied from the sentence.",
     Reason.ABOUT_THE_TEXT: "Ask about a fact the sentence states, not about the text or its topic.",
-    Reason.KEY_IN_STEM: "The question gives the answer away; ask without writing the answer's words.",
+    Reason.KEY_IN_STEM: "The answer must not repeat the question's words; ask so the sentence's fact is the answer.",
+    Reason.KEY_IS_FORMULA: "Ask for a fact the sentence states in words, not for a formula.",
+    Reason.NOT_A_QUESTION: "Write the stem as a whole question, ending with a question mark.",
 }
 
 QUIZ_BLIND_TASK = """Question: {question}

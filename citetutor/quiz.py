@@ -1,11 +1,10 @@
 """The quiz gate: a question is kept only if a solver that never sees the key gets it right.
 
-Three kinds of card, each keyed by a term or value code cuts out of one source sentence
-(cloze.py), so every key is the notes' own words. A cloze blanks it; a multiple choice offers it
-among distractors code draws from the same range; a short answer asks for it in a question the
-drafter writes, and a judge checks that the sentence states that question's answer. Candidates
-are tried across the range until the count asked for is kept or the time budget runs out, and
-each kept item is handed over as soon as it passes.
+Three kinds of card. A cloze blanks a key term or value of one source sentence and a multiple
+choice offers that blank with distractors code draws from the same range (cloze.py): their key
+is the notes' own words. A short answer is drafted by the model and its key judged against the
+sentences it cites. Candidates are tried across the range until the count asked for is kept or
+the time budget runs out, and each kept item is handed over as soon as it passes.
 """
 
 from __future__ import annotations
@@ -18,15 +17,15 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 from citetutor import cloze, index, prompts
-from citetutor.checks import Rejected
+from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
 from citetutor.errors import InputError
-from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes, stems
+from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.marking import restates, same_term
 from citetutor.meaning import judge_claim
 from citetutor.models.base import ChatModel
 from citetutor.retrieval import Hit, Scope
-from citetutor.schemas import QuizBlindAnswer, QuizCandidate, QuizStem
+from citetutor.schemas import QuizBlindAnswer, QuizCandidate, QuizShort
 from citetutor.states import Reason
 
 MAX_SOURCE_CHUNKS = 12
@@ -36,11 +35,12 @@ MAX_SOURCE_SENTENCES = 40
 SHORT_CONTEXT = 4
 KINDS = ("cloze", "mcq", "short")
 # Stems about the document rather than what it states ("What is the main topic of the passage?").
-_ABOUT_THE_TEXT = re.compile(r"\b(passage|text|document|author|slide|lecture|these notes|the notes|"
+_ABOUT_THE_TEXT = re.compile(r"\[S\d+\]|\b(passage|text|document|author|slide|lecture|these notes|the notes|"
                              r"main (topic|idea|point)|this section|the sentence|sentences? (state|say)s?)\b",
                              re.IGNORECASE)
 # A short answer is retried once with the reason, as the tutor does; these reasons can improve.
-_RETRIED = {Reason.SCHEMA_INVALID, Reason.ABOUT_THE_TEXT, Reason.KEY_IN_STEM}
+_RETRIED = {Reason.SCHEMA_INVALID, Reason.UNCOVERED_CLAIM, Reason.UNKNOWN_SENTENCE, Reason.ABOUT_THE_TEXT,
+            Reason.KEY_IN_STEM, Reason.KEY_IS_FORMULA, Reason.NOT_A_QUESTION}
 
 ItemCallback = Callable[["QuizItem"], None]
 
@@ -221,10 +221,17 @@ def _spread(items: list[Sentence]) -> list[Sentence]:
     return [items[i] for i in order]
 
 
-def _gives_away(key: str, stem: str) -> bool:
-    """Whether a stem states its key: any word of a one- or two-word key, else most of it."""
-    words = set(stems(key))
-    return bool(words & set(stems(stem))) if len(words) <= 2 else restates(key, stem)
+def _a_question(stem: str) -> bool:
+    """A whole question: four words or more, ending in "?". Drafters also wrote a topic
+    ("economics", "fact about period") or the sentence itself as the stem."""
+    return stem.rstrip().endswith("?") and len(stem.split()) >= 4
+
+
+def _formula(key: str) -> bool:
+    """A key that is an equation, or mostly maths symbols; a value ("24", "90%", "$24") is not."""
+    symbols = sum(not (c.isalnum() or c.isspace() or c in ".,%$-'()") for c in key)
+    letters = sum(c.isalpha() for c in key)
+    return "=" in key or (symbols >= 2 and letters < len(key.replace(" ", "")) / 2)
 
 
 def _mostly_words(text: str) -> bool:
@@ -249,26 +256,25 @@ class _Attempt:
             used: set[str]) -> tuple[QuizCandidate, list[Sentence]]:
         """Build the candidate, then check it; raises Rejected with the reason it failed."""
         self.on_stage("draft", self.number)
+        if kind == "short":
+            return self._short(focus, _window(self.sources, focus, SHORT_CONTEXT))
         card = cloze.blank_in(focus.text, terms, used)
         if card is None:
             raise Rejected(Reason.NO_BLANK)
-        if kind == "short":
-            return self._short(card.key, focus, _window(self.sources, focus, SHORT_CONTEXT))
         item = _mcq_item(card, focus, terms) if kind == "mcq" else _cloze_item(card, focus)
         self.on_stage("check", self.number)
         self._blind_fill(item, focus)
         return item, [focus]
 
-    def _short(self, key: str, focus: Sentence, context: list[Sentence]) -> tuple[QuizCandidate, list[Sentence]]:
-        """A drafted question for the sentence's key, retried once with the reason when it can help."""
+    def _short(self, focus: Sentence, context: list[Sentence]) -> tuple[QuizCandidate, list[Sentence]]:
+        """A drafted short answer, retried once with the reason when the reason can help."""
         feedback = ""
         for retry in (False, True):
             try:
-                stem = self._draft_stem(key, focus, context, feedback)
-                item = QuizCandidate(kind="short", stem=stem, answer_text=key, sentences=[focus.number])
+                item = self._draft_short(focus, context, feedback)
                 self.on_stage("check", self.number)
-                self._check_short(item, focus, context)
-                return item, [focus]
+                cited = self._check_short(item, context)
+                return item, cited
             except Rejected as rejection:
                 if retry or rejection.code not in _RETRIED:
                     raise
@@ -276,36 +282,46 @@ class _Attempt:
                 feedback = prompts.QUIZ_FEEDBACK.get(rejection.code, "")
         raise AssertionError("unreachable")
 
-    def _draft_stem(self, key: str, focus: Sentence, context: list[Sentence], feedback: str) -> str:
-        """The drafter writes one question whose answer is `key`, as `focus` states it.
-
-        Code picks the key, not the model: drafted keys were whole sentences that restated the
-        stem, formulas, or a magnitude under a stem asking for a vector; a key cut from the
-        sentence is the notes' own words, and the model only has to ask for it."""
-        user = prompts.QUIZ_USER.format(evidence=evidence_block(context), label=focus.label, key=key)
+    def _draft_short(self, focus: Sentence, context: list[Sentence], feedback: str) -> QuizCandidate:
+        """The drafter writes one short-answer question whose answer `focus` states."""
+        user = prompts.QUIZ_USER.format(evidence=evidence_block(context), label=focus.label)
         if feedback:
             user += prompts.DRAFT_RETRY.format(feedback=feedback)
         messages = [{"role": "system", "content": prompts.QUIZ_SYSTEM}, {"role": "user", "content": user}]
-        return traced_call(self.gate.drafter, self.trace, "quiz_draft", messages, QuizStem, self.number).stem
+        drafted = traced_call(self.gate.drafter, self.trace, "quiz_draft", messages, QuizShort, self.number)
+        return QuizCandidate(kind="short", **drafted.model_dump())
 
-    def _check_short(self, item: QuizCandidate, focus: Sentence, context: list[Sentence]) -> None:
-        """A stem about what the notes state that does not give its key away, a blind solver
-        reaching the key from the notes, and a judge finding the key stated for that stem."""
+    def _check_short(self, item: QuizCandidate, context: list[Sentence]) -> list[Sentence]:
+        """Known sentences, a stem about what the notes state, a key in its sentences' words, a
+        blind solver reaching the same answer, and a judge finding the key stated."""
+        check_known(item.sentences, context)
+        if not _a_question(item.stem):
+            raise Rejected(Reason.NOT_A_QUESTION, item.stem)
         if _ABOUT_THE_TEXT.search(item.stem):
             raise Rejected(Reason.ABOUT_THE_TEXT, item.stem)
-        if _gives_away(item.answer_text, item.stem):
+        if restates(item.answer_text, item.stem):  # "What is an example of X?" -> "X"
             raise Rejected(Reason.KEY_IN_STEM, f"{item.stem} key {item.answer_text!r}")
-        solved = self._solve(item.stem, self._re_retrieve(item.stem), self.gate.meaning_judge)
-        if not same_term(solved.answer_text, item.answer_text, spare_words=4):
+        if _formula(item.answer_text):
+            # "What is the formula for the displacement vector?" keyed "Δr = 2r sin(Δθ / 2)": the
+            # sentence gave the magnitude of the change, the stem misnamed it, and every check
+            # passed on the symbols; nor can a student's typed formula be marked against it.
+            raise Rejected(Reason.KEY_IS_FORMULA, f"{item.stem} key {item.answer_text!r}")
+        if not covers(new_words(item.answer_text, item.stem), item.sentences, context,
+                      self.gate.limits.min_claim_overlap):
+            raise Rejected(Reason.UNCOVERED_CLAIM, item.answer_text)
+        evidence = self._re_retrieve(item.stem)
+        solved = self._solve(item.stem, evidence)
+        if not same_meaning(self.gate.embedder, item.answer_text, solved.answer_text, item.stem):
             raise Rejected(Reason.ANSWER_MISMATCH, f"{item.stem} key {item.answer_text!r}, "
                            f"solver {solved.answer_text!r}")
         with self.trace.span("support_check", model=self.gate.meaning_judge.name,  # type: ignore[attr-defined]
                              attempt=self.number) as span:
             verdict = judge_claim(self.gate.meaning_judge, context, item.stem, item.answer_text,
-                                  [focus.number])
+                                  item.sentences)
             span.record(outcome="ok" if verdict.holds else "rejected")
         if not verdict.holds:
             raise Rejected(Reason.KEY_UNSUPPORTED, f"{item.stem} key {item.answer_text!r}")
+        return [s for s in context if s.number in item.sentences]
 
     def _blind_fill(self, item: QuizCandidate, focus: Sentence) -> None:
         """The solver fills the blank (or picks an option) from the notes without the source
@@ -316,6 +332,8 @@ class _Attempt:
         if not evidence:
             raise Rejected(Reason.BLIND_UNANSWERABLE)
         options = "".join(f"\n{i}. {o}" for i, o in enumerate(item.options))
+        # The meaning judge solves code-made cards: no model wrote their key, so none checks its
+        # own work, and the 0.5B verifier answered blanks with "S2", "A" or the slide's title.
         solved = self._solve(item.stem + options, evidence, self.gate.meaning_judge)
         said = f"{item.stem} key {item.answer_text!r}, solver {solved.answer_text!r} ({solved.choice_index})"
         if item.kind == "mcq":
@@ -336,13 +354,10 @@ class _Attempt:
             raise Rejected(Reason.BLIND_UNANSWERABLE)
         return number_evidence(found.hits, query, self.gate.embedder, self.gate.limits.evidence_sentences)
 
-    def _solve(self, question: str, evidence: list[Sentence], solver: ChatModel) -> QuizBlindAnswer:
-        """A model answers from the evidence, never shown the key.
-
-        The meaning judge solves: no model wrote a key, so none checks its own work, and the
-        0.5B verifier answered blanks with "S2", "A" or the slide's title, and questions with "3"."""
+    def _solve(self, question: str, evidence: list[Sentence], solver: ChatModel | None = None) -> QuizBlindAnswer:
+        """A model answers from the evidence, never shown the key (the verifier unless named)."""
         task = prompts.QUIZ_BLIND_TASK.format(question=question)
-        solved = traced_call(solver, self.trace, "blind_solve",
+        solved = traced_call(solver or self.gate.verifier, self.trace, "blind_solve",
                              verify_messages(evidence, task), QuizBlindAnswer, self.number)
         if not solved.answer_text.strip() and solved.choice_index is None:
             raise Rejected(Reason.BLIND_UNANSWERABLE)

@@ -69,10 +69,13 @@ class QuizCandidate(BaseModel):
                                  description="Numbers of the source sentences that state the answer.")
 
 
-class QuizStem(BaseModel):
-    """What the drafter writes for a short answer whose key code took from the sentence."""
+class QuizShort(BaseModel):
+    """What the drafter writes for a short-answer question: no field it has no use for."""
 
     stem: str = Field(min_length=1, max_length=240, description="The question.")
+    answer_text: str = Field(min_length=1, max_length=160, description="The answer in a few words.")
+    sentences: list[int] = Field(min_length=1, max_length=MAX_CITES,
+                                 description="Numbers of the source sentences that state the answer.")
 
 
 class QuizBlindAnswer(BaseModel):

@@ -58,9 +58,11 @@ class Reason(StrEnum):
     ANSWER_MISMATCH = "answer_mismatch"
     KEY_UNSUPPORTED = "key_unsupported"
     ABOUT_THE_TEXT = "about_the_text"  # a quiz stem about the document, not what it states
-    KEY_IN_STEM = "key_in_stem"  # a quiz stem that states its own key
+    KEY_IN_STEM = "key_in_stem"  # a quiz key that only repeats its question's words
+    NOT_A_QUESTION = "not_a_question"  # a short-answer stem that asks nothing ("economics")
     NO_BLANK = "no_blank"  # a sentence with no key term or value to blank
     NO_DISTRACTORS = "no_distractors"  # too few terms of the key's kind in the range
+    KEY_IS_FORMULA = "key_is_formula"  # a short-answer key in symbols: a typed answer cannot be marked
     DEADLINE = "deadline"
     ERROR = "error"
 
