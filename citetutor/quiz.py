@@ -292,8 +292,9 @@ class _Attempt:
         return QuizCandidate(kind="short", **drafted.model_dump())
 
     def _check_short(self, item: QuizCandidate, context: list[Sentence]) -> list[Sentence]:
-        """Known sentences, a stem about what the notes state, a key in its sentences' words, a
-        blind solver reaching the same answer, and a judge finding the key stated."""
+        """Known sentences, a stem that is a whole question about what the notes state, a key in
+        its sentences' words, a blind solver reaching the same answer, and a judge finding the
+        key stated."""
         check_known(item.sentences, context)
         if not _a_question(item.stem):
             raise Rejected(Reason.NOT_A_QUESTION, item.stem)
