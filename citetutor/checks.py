@@ -70,6 +70,20 @@ def unfounded(text: str, new: set[str], cited: set[str]) -> list[str]:
     return [w for w in words if stems(w) and stems(w)[0] in new - cited]
 
 
+def added_words(text: str, question: str) -> set[str]:
+    """What a text adds to the question, and nothing when it only restates it."""
+    return set(stems(text)) - CLAIM_FRAME - set(stems(question))
+
+
+def states_answer(sentence: str, answer: str, question: str) -> bool:
+    """Whether a sentence holds what an answer adds to the question: all of one or two words,
+    two thirds of more. An answer that only restates the question ("adaptation" for "adapting
+    or acclimating?") is stated by no sentence."""
+    added = added_words(answer, question)
+    held = len(added & set(stems(sentence)))
+    return bool(added) and 3 * held >= 2 * len(added) and held >= min(len(added), 2)
+
+
 # Two answers agree when they are near-paraphrases (all-MiniLM-L6-v2 cosine). Lower
 # values do not separate: two answers that both restate the question score about 0.68
 # whether they agree ("tangent to the circle") or not ("+k-direction").

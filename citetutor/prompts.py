@@ -10,8 +10,7 @@ DRAFT_SYSTEM = """You are CiteTutor, a careful study tutor. You answer ONLY from
 evidence sentences the student's notes give you.
 Write the answer as 1 or 2 claims. Each claim is one short sentence that keeps the wording of
 the evidence sentences it cites, and lists their numbers (for [S3] write 3).
-Never add a fact, number or formula that your cited sentences do not state.
-Learner notes may change your wording, never the facts. Reply with JSON."""
+Never add a fact, number or formula that your cited sentences do not state. Reply with JSON."""
 
 DRAFT_MODE = {
     "explain": "Task: answer the question clearly.",
@@ -20,7 +19,9 @@ DRAFT_MODE = {
 
 DRAFT_USER = "Evidence:\n{evidence}\n\nQuestion: {question}\n{task}"
 DRAFT_PARTS = "\nThe question has these parts; answer each in its own claim:\n{parts}"
-DRAFT_NOTES = "\nLearner notes (wording only): {notes}"
+# Named only when there are notes: told of notes it was not given, the 1.5B began its claims
+# "Learner notes suggest that ...".
+DRAFT_NOTES = "\nLearner notes (they may change your wording, never the facts): {notes}"
 DRAFT_RETRY = "\nYour previous answer was rejected: {feedback}"
 
 # Meaning checks (meaning.py). They follow DRAFT_USER's evidence and question, so an in-process

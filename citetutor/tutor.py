@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 from citetutor import answer_cache, prompts
-from citetutor.checks import Rejected, agrees_with_blind, guard, new_words, uncovered_detail
+from citetutor.checks import Rejected, agrees_with_blind, guard, new_words, states_answer, uncovered_detail
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
@@ -266,7 +266,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             solved = _wait(blind, deadline)
         except Rejected:
             reasons.append(Reason.DEADLINE)
-    quote = _agreed_quote(sentences, rejected, solved, gate.limits.min_sentence_relevance)
+    quote = _agreed_quote(question, sentences, rejected, solved, gate.limits.min_sentence_relevance)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
 
 
@@ -304,19 +304,23 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
 
 
-def _agreed_quote(sentences: list[Sentence], drafts: list[Draft], solved: BlindSolve | None,
-                  min_relevance: float) -> list[Sentence]:
-    """The sentences both the drafter and the blind solver chose, about the question by meaning.
+def _agreed_quote(question: str, sentences: list[Sentence], drafts: list[Draft],
+                  solved: BlindSolve | None, min_relevance: float) -> list[Sentence]:
+    """The sentences the drafter cited that the blind solver chose too, about the question by meaning.
 
     When no model wording passed, the notes' own words can still answer: a sentence two models
     picked independently, and close in meaning to the question, is shown verbatim and labelled
-    as a quote. Never a sentence only one of them chose, never a model-written one.
+    as a quote. Never a sentence only one of them chose, never a model-written one. The blind
+    solver "chose" a sentence when it cited it (a real pick, not the ranking's head) or when
+    the sentence states its answer: the 0.5B cites S1-S3 whatever it read, but its answer
+    ("100", "heritable variation in traits") is often copied from the sentence that holds it.
     """
-    if solved is None or _ranking_head(solved.sentences):
+    if solved is None:
         return []
+    picked = set() if _ranking_head(solved.sentences) else set(solved.sentences)
     cited = {n for d in drafts for c in d.claims for n in c.sentences}
-    return [s for s in sentences if s.number in cited and s.number in solved.sentences
-            and s.cosine >= min_relevance][:MAX_QUOTED]
+    return [s for s in sentences if s.number in cited and s.cosine >= min_relevance
+            and (s.number in picked or states_answer(s.text, solved.answer, question))][:MAX_QUOTED]
 
 
 def _ranking_head(picked: list[int]) -> bool:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from citetutor.checks import same_meaning
+from citetutor.checks import same_meaning, states_answer
 from tests.fakes import HashEmbedder
 
 QUESTION = "In which direction does the velocity point for an object moving in a circle?"
@@ -118,3 +118,18 @@ def test_a_refusal_says_why_in_words_naming_the_pages_tried():
     # The attempts ended on a repeat: the rejection it repeated is the reason, not the repeat.
     assert reason("uncovered_claim", "repeated_draft") == reason("uncovered_claim")
     assert reason("uncovered_claim").startswith("Drafts could not be verified against pp. 3 and 5")
+
+
+def test_a_sentence_states_an_answer_when_it_holds_what_the_answer_adds_to_the_question():
+    question = "How many generations did the mouse tail experiment run before they measured the tails again?"
+    sentence = "Measure natural tail length at the beginning of the experiment, and after 100 generations."
+    assert states_answer(sentence, "100", question)
+    assert not states_answer(sentence, "50", question)
+    assert not states_answer(sentence, "100 years", question), "two new words, one held"
+    # An answer that only restates the question is stated by every sentence that repeats it: by none.
+    assert not states_answer("Adaptation is genetic change.", "adaptation",
+                             "What's the difference between adapting and acclimating?")
+    long_answer = "Heritable variation in traits and selection based on these traits"
+    assert states_answer("Evolution will occur if there is: heritable variation in traits; selection "
+                         "(differential reproductive success) based on these traits",
+                         long_answer, "What needs to be true for natural selection to happen?")

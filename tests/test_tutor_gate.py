@@ -170,6 +170,36 @@ def test_a_blind_pick_of_just_the_top_ranked_sentences_is_no_agreement_to_quote(
     assert result.status == "refused" and result.citations == []
 
 
+def test_a_blind_answer_the_drafters_sentence_states_is_agreement_to_quote(tmp_path):
+    # The 0.5B's habit: it cites S1-S3 whatever it read, but copies its answer from the
+    # sentence that holds it. That sentence, cited by the drafter too, is quoted.
+    def blind_from_inward(messages):
+        _, text = sentence_with(messages, "inward")
+        return BlindSolve(answer=text[:150], sentences=[1, 2, 3])
+    pipe = _pipe_with(tmp_path, ContraryJudge())
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
+    pipe.models.verifier.enqueue(blind_from_inward)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    _, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
+    assert result.status == "answered" and result.form == "quote" and result.text == sentence
+
+
+def test_a_blind_answer_that_only_restates_the_question_is_no_agreement(tmp_path):
+    pipe = _pipe_with(tmp_path, ContraryJudge())
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
+    pipe.models.verifier.enqueue(
+        BlindSolve(answer="The direction of the acceleration for uniform circular motion.", sentences=[1, 2, 3]))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.citations == []
+
+
+def test_the_drafter_hears_of_learner_notes_only_when_there_are_some(pipe):
+    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing(), blind_citing())
+    pipe.ask(QUESTION, pipe.subject_id)
+    assert all("learner notes" not in m["content"].lower() for m in pipe.models.drafter.history[0])
+
+
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
