@@ -306,33 +306,41 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
 
 def _agreed_quote(question: str, sentences: list[Sentence], drafts: list[Draft],
                   solved: BlindSolve | None, min_relevance: float) -> list[Sentence]:
-    """The sentences the drafter cited that the blind solver chose too, about the question by meaning.
+    """The sentences the drafter rested a claim on that the blind solver chose too, about the
+    question by meaning.
 
     When no model wording passed, the notes' own words can still answer: a sentence two models
     picked independently, and close in meaning to the question, is shown verbatim and labelled
     as a quote. Never a sentence only one of them chose, never a model-written one. The blind
-    solver "chose" a sentence when it cited it (a real pick, not the ranking's head) or when
-    the sentence states its answer: the 0.5B cites S1-S3 whatever it read, but its answer
-    ("100", "heritable variation in traits") is often copied from the sentence that holds it.
+    solver "chose" a sentence when it cited it (a real pick, not a run of numbers) or when the
+    sentence states its answer: the 0.5B cites S1-S3 whatever it read, but its answer ("100",
+    "heritable variation in traits") is often copied from the sentence that holds it. The
+    drafter chose a sentence when a claim's words rest on it, not when it padded a citation:
+    a claim about maximising profit that also cited "... where P = MC" once let the blind
+    solver's wrong copy of that sentence through.
     """
     if solved is None:
         return []
-    picked = set() if _ranking_head(solved.sentences) else set(solved.sentences)
-    cited = {n for d in drafts for c in d.claims for n in c.sentences}
-    return [s for s in sentences if s.number in cited and s.cosine >= min_relevance
+    picked = set() if _no_choice(solved.sentences) else set(solved.sentences)
+    by_number = {s.number: s for s in sentences}
+    rested = {n for d in drafts for c in d.claims for n in _holding_words(question, c, by_number)}
+    return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
             and (s.number in picked or states_answer(s.text, solved.answer, question))][:MAX_QUOTED]
 
 
-def _ranking_head(picked: list[int]) -> bool:
-    """Whether a blind pick is just the first sentences in order (S1, S2, S3): no choice at all.
+def _no_choice(picked: list[int]) -> bool:
+    """Whether a blind pick is just a run of numbers (S1-S3, S2-S4): no choice at all.
 
     Evidence comes ranked by closeness to the question, and the 0.5B verifier picked S1-S3 in
-    every question looked at; "agreeing" with that only says the drafter cited a top-ranked
-    sentence, and the quotes it let through were 4 right in 14 on the eval's sets (a slide
-    heading, "– Repetition and Spacing", among them). Asked "do these sentences answer the
-    question?", the 1.5B judge did not separate the sentences that do from those that do not.
+    most questions looked at, S2-S4 in others; "agreeing" with that only says the drafter cited
+    a highly ranked sentence, and the quotes it let through were 4 right in 14 on the eval's
+    sets (a slide heading, "– Repetition and Spacing", among them), and with S2-S4 a slide on
+    economies of scale for why marginal-cost pricing makes a natural monopoly exit. Asked "do
+    these sentences answer the question?", the 1.5B judge did not separate the sentences that
+    do from those that do not.
     """
-    return len(picked) >= 2 and sorted(picked) == list(range(1, len(picked) + 1))
+    run = sorted(picked) == list(range(min(picked), max(picked) + 1)) if picked else False
+    return run and (len(picked) >= 3 or (len(picked) == 2 and min(picked) == 1))
 
 
 def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAnswer:
@@ -409,8 +417,13 @@ def _holding(question: str, claim: Claim, by_number: dict[int, Sentence]) -> lis
     so a sentence holding none of the claim's words is not shown (it added nothing to the
     coverage check either). If none holds any, all stay: the checks passed on them together.
     """
+    return _holding_words(question, claim, by_number) or claim.sentences
+
+
+def _holding_words(question: str, claim: Claim, by_number: dict[int, Sentence]) -> list[int]:
+    """The claim's cited sentences that hold some word it adds to the question (maybe none)."""
     new = new_words(claim.text, question)
-    return [n for n in claim.sentences if new & set(stems(by_number[n].text))] or claim.sentences
+    return [n for n in claim.sentences if n in by_number and new & set(stems(by_number[n].text))]
 
 
 def citations(cited: list[Sentence]) -> list[Citation]:

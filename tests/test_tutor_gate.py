@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from citetutor.config import NOT_ENOUGH_EVIDENCE
+from citetutor.checks import new_words
 from citetutor.errors import InputError
+from citetutor.evidence import stems
 from citetutor.models.base import Choice
 from citetutor.schemas import BlindSolve, Claim, Draft
 from tests.corpus import MIT, corpus_file
@@ -198,6 +200,35 @@ def test_the_drafter_hears_of_learner_notes_only_when_there_are_some(pipe):
     pipe.models.verifier.enqueue(blind_citing(), blind_citing())
     pipe.ask(QUESTION, pipe.subject_id)
     assert all("learner notes" not in m["content"].lower() for m in pipe.models.drafter.history[0])
+
+
+def test_a_blind_pick_of_a_run_of_numbers_is_no_agreement_to_quote(tmp_path):
+    def cite_third(messages):
+        return Draft(claims=[Claim(text=dict(evidence_sentences(messages))[3][:200], sentences=[3])])
+    pipe = _pipe_with(tmp_path, ContraryJudge())
+    pipe.models.drafter.enqueue(cite_third, cite_third, cite_third)
+    pipe.models.verifier.enqueue(BlindSolve(answer="Regulating options", sentences=[2, 3, 4]))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.citations == []
+
+
+def test_a_sentence_the_drafter_only_padded_its_citation_with_is_not_quoted(tmp_path):
+    # The claim rests on the "inward" sentence; the other one it cites holds none of its words.
+    # The blind solver copied that other sentence: no agreement on what the answer rests on.
+    def other(messages):  # the first sentence holding none of what the claim adds to the question
+        _, text = sentence_with(messages, "inward")
+        return next((n, t) for n, t in evidence_sentences(messages)
+                    if not new_words(text[:200], QUESTION) & set(stems(t)))
+    def padded(messages):
+        number, text = sentence_with(messages, "inward")
+        return Draft(claims=[Claim(text=text[:200], sentences=[number, other(messages)[0]])])
+    def blind_copies_other(messages):
+        return BlindSolve(answer=other(messages)[1][:150], sentences=[1, 2, 3])
+    pipe = _pipe_with(tmp_path, ContraryJudge())
+    pipe.models.drafter.enqueue(padded, padded, padded)
+    pipe.models.verifier.enqueue(blind_copies_other)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused", result.text
 
 
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
