@@ -10,7 +10,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 from citetutor import answer_cache, prompts
-from citetutor.checks import Rejected, agrees_with_blind, guard, new_words, states_answer, uncovered_detail
+from citetutor.checks import (
+    Rejected,
+    agrees_with_blind,
+    guard,
+    new_words,
+    same_meaning,
+    states_answer,
+    uncovered_detail,
+)
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
@@ -266,7 +274,8 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             solved = _wait(blind, deadline)
         except Rejected:
             reasons.append(Reason.DEADLINE)
-    quote = _agreed_quote(question, sentences, rejected, solved, gate.limits.min_sentence_relevance)
+    quote = _agreed_quote(gate.embedder, question, sentences, rejected, solved,
+                          gate.limits.min_sentence_relevance)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
 
 
@@ -304,7 +313,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
 
 
-def _agreed_quote(question: str, sentences: list[Sentence], drafts: list[Draft],
+def _agreed_quote(embedder, question: str, sentences: list[Sentence], drafts: list[Draft],
                   solved: BlindSolve | None, min_relevance: float) -> list[Sentence]:
     """The sentences the drafter rested a claim on that the blind solver chose too, about the
     question by meaning.
@@ -313,19 +322,31 @@ def _agreed_quote(question: str, sentences: list[Sentence], drafts: list[Draft],
     picked independently, and close in meaning to the question, is shown verbatim and labelled
     as a quote. Never a sentence only one of them chose, never a model-written one. The blind
     solver "chose" a sentence when it cited it (a real pick, not a run of numbers) or when the
-    sentence states its answer: the 0.5B cites S1-S3 whatever it read, but its answer ("100",
-    "heritable variation in traits") is often copied from the sentence that holds it. The
-    drafter chose a sentence when a claim's words rest on it, not when it padded a citation:
-    a claim about maximising profit that also cited "... where P = MC" once let the blind
-    solver's wrong copy of that sentence through.
+    sentence states its answer and a drafted claim resting on it says the same: the 0.5B cites
+    S1-S3 whatever it read, but its answer ("100", "heritable variation in traits") is often
+    copied from the sentence that holds it. The drafter chose a sentence when a claim's words
+    rest on it, not when it padded a citation. Both models must mean the same thing there: the
+    0.5B once copied "Monopolist produces inefficient level of output ... where P = MC" as how a
+    monopolist sets output, while the drafter's claim on that sentence said MR = MC.
     """
     if solved is None:
         return []
     picked = set() if _no_choice(solved.sentences) else set(solved.sentences)
     by_number = {s.number: s for s in sentences}
-    rested = {n for d in drafts for c in d.claims for n in _holding_words(question, c, by_number)}
+    claims = [c for d in drafts for c in d.claims]
+    rested = {n for c in claims for n in _holding_words(question, c, by_number)}
+    alike = {n for c in claims if same_meaning(embedder, solved.answer, c.text, question)
+             for n in _holding_words(question, c, by_number)}
     return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
-            and (s.number in picked or states_answer(s.text, solved.answer, question))][:MAX_QUOTED]
+            and not _asks(s.text)
+            and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))
+            ][:MAX_QUOTED]
+
+
+def _asks(text: str) -> bool:
+    """Whether a sentence is a question: it states nothing, so it cannot be quoted as an answer
+    (a slide's heading "Transfer Appropriate Processing Is deep encoding always better?" was)."""
+    return text.rstrip(" .•–-0123456789/").endswith("?")
 
 
 def _no_choice(picked: list[int]) -> bool:

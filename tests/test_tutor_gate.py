@@ -231,6 +231,27 @@ def test_a_sentence_the_drafter_only_padded_its_citation_with_is_not_quoted(tmp_
     assert result.status == "refused", result.text
 
 
+def test_a_sentence_both_models_point_at_but_read_differently_is_not_quoted(tmp_path):
+    # The blind solver copies the "inward" sentence; the drafter's claim rests on it (it holds
+    # "inward") but says something else: two readings of one sentence are no agreement.
+    def blind_from_inward(messages):
+        _, text = sentence_with(messages, "inward")
+        return BlindSolve(answer=text[:150], sentences=[1, 2, 3])
+    other_reading = claiming("Something unrelated happens inward at twice the speed.")
+    pipe = _pipe_with(tmp_path, ContraryJudge())
+    pipe.models.drafter.enqueue(other_reading, other_reading)
+    pipe.models.verifier.enqueue(blind_from_inward)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.citations == []
+
+
+def test_a_question_in_the_notes_is_never_quoted_as_an_answer():
+    from citetutor.tutor import _asks
+    assert _asks("Transfer Appropriate Processing Is deep encoding always better?")
+    assert _asks("Q: Can a tax eliminate deadweight loss from the monopoly? 37 / 38")
+    assert not _asks("Output effect < price effect, so a price cut decreases revenue.")
+
+
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
