@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -338,9 +339,21 @@ def _agreed_quote(embedder, question: str, sentences: list[Sentence], drafts: li
     alike = {n for c in claims if same_meaning(embedder, solved.answer, c.text, question)
              for n in _holding_words(question, c, by_number)}
     return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
-            and not _asks(s.text)
+            and not _asks(s.text) and not _doubled(s.text)
             and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))
             ][:MAX_QUOTED]
+
+
+# Three or more words repeated back to back: slide text boxes laid over each other.
+_DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
+
+
+def _doubled(text: str) -> bool:
+    """Whether a sentence's text layer repeats a run of words back to back ("level of output
+    level of output"): the PDF laid two text boxes together, so the words are not what the page
+    shows, and quoted they misled ("Monopolist produces inefficient level of output level of
+    output ... where P = MC", where the slide sets the efficient level against the monopolist's)."""
+    return bool(_DOUBLED.search(text))
 
 
 def _asks(text: str) -> bool:

@@ -252,6 +252,13 @@ def test_a_question_in_the_notes_is_never_quoted_as_an_answer():
     assert not _asks("Output effect < price effect, so a price cut decreases revenue.")
 
 
+def test_a_sentence_whose_text_layer_doubled_its_words_is_never_quoted():
+    from citetutor.tutor import _doubled
+    assert _doubled("Monopolist produces inefficient level of output level of output HH( i.e., where P = MC.")
+    assert not _doubled("Output effect < price effect HH price cut decreases revenue.")
+    assert not _doubled("The period T is the time to go around once, and the time to go around once is T.")
+
+
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
