@@ -84,6 +84,12 @@ def states_answer(sentence: str, answer: str, question: str) -> bool:
     return bool(added) and 3 * held >= 2 * len(added) and held >= min(len(added), 2)
 
 
+def holding_words(question: str, claim: Claim, by_number: dict[int, Sentence]) -> list[int]:
+    """The claim's cited sentences that hold some word it adds to the question (maybe none)."""
+    new = new_words(claim.text, question)
+    return [n for n in claim.sentences if n in by_number and new & set(stems(by_number[n].text))]
+
+
 # Two answers agree when they are near-paraphrases (all-MiniLM-L6-v2 cosine). Lower
 # values do not separate: two answers that both restate the question score about 0.68
 # whether they agree ("tangent to the circle") or not ("+k-direction").

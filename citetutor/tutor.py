@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -11,15 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Literal
 
 from citetutor import answer_cache, prompts
-from citetutor.checks import (
-    Rejected,
-    agrees_with_blind,
-    guard,
-    new_words,
-    same_meaning,
-    states_answer,
-    uncovered_detail,
-)
+from citetutor.checks import Rejected, agrees_with_blind, guard, holding_words, new_words, uncovered_detail
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
@@ -27,12 +18,12 @@ from citetutor.foils import foils_of
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.meaning import Judgement, judge_claim
 from citetutor.parts import question_parts, uncovered_parts
+from citetutor.quotes import agreed_quote
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
 from citetutor.states import Reason
 
 Mode = Literal["explain", "hint"]
-MAX_QUOTED = 2  # sentences a verified quote shows
 
 
 @dataclass(frozen=True)
@@ -275,8 +266,8 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             solved = _wait(blind, deadline)
         except Rejected:
             reasons.append(Reason.DEADLINE)
-    quote = _agreed_quote(gate.embedder, question, sentences, rejected, solved,
-                          gate.limits.min_sentence_relevance)
+    quote = agreed_quote(gate.embedder, question, sentences, rejected, solved,
+                         gate.limits.min_sentence_relevance)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
 
 
@@ -312,69 +303,6 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
             seen.append(verdict)
         if not verdict.holds:
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
-
-
-def _agreed_quote(embedder, question: str, sentences: list[Sentence], drafts: list[Draft],
-                  solved: BlindSolve | None, min_relevance: float) -> list[Sentence]:
-    """The sentences the drafter rested a claim on that the blind solver chose too, about the
-    question by meaning.
-
-    When no model wording passed, the notes' own words can still answer: a sentence two models
-    picked independently, and close in meaning to the question, is shown verbatim and labelled
-    as a quote. Never a sentence only one of them chose, never a model-written one. The blind
-    solver "chose" a sentence when it cited it (a real pick, not a run of numbers) or when the
-    sentence states its answer and a drafted claim resting on it says the same: the 0.5B cites
-    S1-S3 whatever it read, but its answer ("100", "heritable variation in traits") is often
-    copied from the sentence that holds it. The drafter chose a sentence when a claim's words
-    rest on it, not when it padded a citation. Both models must mean the same thing there: the
-    0.5B once copied "Monopolist produces inefficient level of output ... where P = MC" as how a
-    monopolist sets output, while the drafter's claim on that sentence said MR = MC.
-    """
-    if solved is None:
-        return []
-    picked = set() if _no_choice(solved.sentences) else set(solved.sentences)
-    by_number = {s.number: s for s in sentences}
-    claims = [c for d in drafts for c in d.claims]
-    rested = {n for c in claims for n in _holding_words(question, c, by_number)}
-    alike = {n for c in claims if same_meaning(embedder, solved.answer, c.text, question)
-             for n in _holding_words(question, c, by_number)}
-    return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
-            and not _asks(s.text) and not _doubled(s.text)
-            and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))
-            ][:MAX_QUOTED]
-
-
-# Three or more words repeated back to back: slide text boxes laid over each other.
-_DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
-
-
-def _doubled(text: str) -> bool:
-    """Whether a sentence's text layer repeats a run of words back to back ("level of output
-    level of output"): the PDF laid two text boxes together, so the words are not what the page
-    shows, and quoted they misled ("Monopolist produces inefficient level of output level of
-    output ... where P = MC", where the slide sets the efficient level against the monopolist's)."""
-    return bool(_DOUBLED.search(text))
-
-
-def _asks(text: str) -> bool:
-    """Whether a sentence is a question: it states nothing, so it cannot be quoted as an answer
-    (a slide's heading "Transfer Appropriate Processing Is deep encoding always better?" was)."""
-    return text.rstrip(" .•–-0123456789/").endswith("?")
-
-
-def _no_choice(picked: list[int]) -> bool:
-    """Whether a blind pick is just a run of numbers (S1-S3, S2-S4): no choice at all.
-
-    Evidence comes ranked by closeness to the question, and the 0.5B verifier picked S1-S3 in
-    most questions looked at, S2-S4 in others; "agreeing" with that only says the drafter cited
-    a highly ranked sentence, and the quotes it let through were 4 right in 14 on the eval's
-    sets (a slide heading, "– Repetition and Spacing", among them), and with S2-S4 a slide on
-    economies of scale for why marginal-cost pricing makes a natural monopoly exit. Asked "do
-    these sentences answer the question?", the 1.5B judge did not separate the sentences that
-    do from those that do not.
-    """
-    run = sorted(picked) == list(range(min(picked), max(picked) + 1)) if picked else False
-    return run and (len(picked) >= 3 or (len(picked) == 2 and min(picked) == 1))
 
 
 def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAnswer:
@@ -451,13 +379,7 @@ def _holding(question: str, claim: Claim, by_number: dict[int, Sentence]) -> lis
     so a sentence holding none of the claim's words is not shown (it added nothing to the
     coverage check either). If none holds any, all stay: the checks passed on them together.
     """
-    return _holding_words(question, claim, by_number) or claim.sentences
-
-
-def _holding_words(question: str, claim: Claim, by_number: dict[int, Sentence]) -> list[int]:
-    """The claim's cited sentences that hold some word it adds to the question (maybe none)."""
-    new = new_words(claim.text, question)
-    return [n for n in claim.sentences if n in by_number and new & set(stems(by_number[n].text))]
+    return holding_words(question, claim, by_number) or claim.sentences
 
 
 def citations(cited: list[Sentence]) -> list[Citation]:

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.checks import new_words
+from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import stems
 from citetutor.models.base import Choice
+from citetutor.quotes import asks, doubled
 from citetutor.schemas import BlindSolve, Claim, Draft
 from tests.corpus import MIT, corpus_file
 from tests.fakes import ContraryJudge, OverlapJudge
@@ -246,17 +247,15 @@ def test_a_sentence_both_models_point_at_but_read_differently_is_not_quoted(tmp_
 
 
 def test_a_question_in_the_notes_is_never_quoted_as_an_answer():
-    from citetutor.tutor import _asks
-    assert _asks("Transfer Appropriate Processing Is deep encoding always better?")
-    assert _asks("Q: Can a tax eliminate deadweight loss from the monopoly? 37 / 38")
-    assert not _asks("Output effect < price effect, so a price cut decreases revenue.")
+    assert asks("Transfer Appropriate Processing Is deep encoding always better?")
+    assert asks("Q: Can a tax eliminate deadweight loss from the monopoly? 37 / 38")
+    assert not asks("Output effect < price effect, so a price cut decreases revenue.")
 
 
 def test_a_sentence_whose_text_layer_doubled_its_words_is_never_quoted():
-    from citetutor.tutor import _doubled
-    assert _doubled("Monopolist produces inefficient level of output level of output HH( i.e., where P = MC.")
-    assert not _doubled("Output effect < price effect HH price cut decreases revenue.")
-    assert not _doubled("The period T is the time to go around once, and the time to go around once is T.")
+    assert doubled("Monopolist produces inefficient level of output level of output HH( i.e., where P = MC.")
+    assert not doubled("Output effect < price effect HH price cut decreases revenue.")
+    assert not doubled("The period T is the time to go around once, and the time to go around once is T.")
 
 
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):

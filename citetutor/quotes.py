@@ -1,0 +1,80 @@
+"""Which of the notes' own sentences may be shown verbatim when no drafted wording passed.
+
+A quote is never model-written, so what can go wrong is the choice of sentence: one that does
+not answer, that only one model pointed at, that asks instead of states, or whose text layer
+is not what the page shows. Each rule here was added after such a quote in the eval.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citetutor.checks import holding_words, same_meaning, states_answer
+from citetutor.evidence import Sentence
+from citetutor.models.base import Embedder
+from citetutor.schemas import BlindSolve, Draft
+
+MAX_QUOTED = 2  # sentences a verified quote shows
+
+
+def agreed_quote(embedder: Embedder, question: str, sentences: list[Sentence], drafts: list[Draft],
+                 solved: BlindSolve | None, min_relevance: float) -> list[Sentence]:
+    """The sentences the drafter rested a claim on that the blind solver chose too, about the
+    question by meaning.
+
+    When no model wording passed, the notes' own words can still answer: a sentence two models
+    picked independently, and close in meaning to the question, is shown verbatim and labelled
+    as a quote. Never a sentence only one of them chose, never a model-written one. The blind
+    solver "chose" a sentence when it cited it (a real pick, not a run of numbers) or when the
+    sentence states its answer and a drafted claim resting on it says the same: the 0.5B cites
+    S1-S3 whatever it read, but its answer ("100", "heritable variation in traits") is often
+    copied from the sentence that holds it. The drafter chose a sentence when a claim's words
+    rest on it, not when it padded a citation. Both models must mean the same thing there: the
+    0.5B once copied "Monopolist produces inefficient level of output ... where P = MC" as how a
+    monopolist sets output, while the drafter's claim on that sentence said MR = MC.
+    """
+    if solved is None:
+        return []
+    picked = set() if no_choice(solved.sentences) else set(solved.sentences)
+    by_number = {s.number: s for s in sentences}
+    claims = [c for d in drafts for c in d.claims]
+    rested = {n for c in claims for n in holding_words(question, c, by_number)}
+    alike = {n for c in claims if same_meaning(embedder, solved.answer, c.text, question)
+             for n in holding_words(question, c, by_number)}
+    return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
+            and not asks(s.text) and not doubled(s.text)
+            and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))
+            ][:MAX_QUOTED]
+
+
+# Three or more words repeated back to back: slide text boxes laid over each other.
+DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
+
+
+def doubled(text: str) -> bool:
+    """Whether a sentence's text layer repeats a run of words back to back ("level of output
+    level of output"): the PDF laid two text boxes together, so the words are not what the page
+    shows, and quoted they misled ("Monopolist produces inefficient level of output level of
+    output ... where P = MC", where the slide sets the efficient level against the monopolist's)."""
+    return bool(DOUBLED.search(text))
+
+
+def asks(text: str) -> bool:
+    """Whether a sentence is a question: it states nothing, so it cannot be quoted as an answer
+    (a slide's heading "Transfer Appropriate Processing Is deep encoding always better?" was)."""
+    return text.rstrip(" .•–-0123456789/").endswith("?")
+
+
+def no_choice(picked: list[int]) -> bool:
+    """Whether a blind pick is just a run of numbers (S1-S3, S2-S4): no choice at all.
+
+    Evidence comes ranked by closeness to the question, and the 0.5B verifier picked S1-S3 in
+    most questions looked at, S2-S4 in others; "agreeing" with that only says the drafter cited
+    a highly ranked sentence, and the quotes it let through were 4 right in 14 on the eval's
+    sets (a slide heading, "– Repetition and Spacing", among them), and with S2-S4 a slide on
+    economies of scale for why marginal-cost pricing makes a natural monopoly exit. Asked "do
+    these sentences answer the question?", the 1.5B judge did not separate the sentences that
+    do from those that do not.
+    """
+    run = sorted(picked) == list(range(min(picked), max(picked) + 1)) if picked else False
+    return run and (len(picked) >= 3 or (len(picked) == 2 and min(picked) == 1))
