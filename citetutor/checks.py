@@ -50,8 +50,12 @@ def check_known(numbers: list[int], sentences: list[Sentence]) -> None:
 
 def new_words(text: str, question: str) -> set[str]:
     """What a text adds to the question (content-word stems); all of it if it only restates it."""
-    words = set(stems(text)) - CLAIM_FRAME
-    return (words - set(stems(question))) or words
+    return added_words(text, question) or set(stems(text)) - CLAIM_FRAME
+
+
+def added_words(text: str, question: str) -> set[str]:
+    """What a text adds to the question, and nothing when it only restates it."""
+    return set(stems(text)) - CLAIM_FRAME - set(stems(question))
 
 
 def stems_of(numbers: list[int], sentences: list[Sentence]) -> set[str]:
@@ -68,11 +72,6 @@ def unfounded(text: str, new: set[str], cited: set[str]) -> list[str]:
     """The words of `text`, as written, whose stems are new and not in the cited sentences."""
     words = dict.fromkeys(re.findall(r"\w+", text))
     return [w for w in words if stems(w) and stems(w)[0] in new - cited]
-
-
-def added_words(text: str, question: str) -> set[str]:
-    """What a text adds to the question, and nothing when it only restates it."""
-    return set(stems(text)) - CLAIM_FRAME - set(stems(question))
 
 
 def states_answer(sentence: str, answer: str, question: str) -> bool:

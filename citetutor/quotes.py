@@ -37,10 +37,10 @@ def agreed_quote(embedder: Embedder, question: str, sentences: list[Sentence], d
         return []
     picked = set() if no_choice(solved.sentences) else set(solved.sentences)
     by_number = {s.number: s for s in sentences}
-    claims = [c for d in drafts for c in d.claims]
-    rested = {n for c in claims for n in holding_words(question, c, by_number)}
-    alike = {n for c in claims if same_meaning(embedder, solved.answer, c.text, question)
-             for n in holding_words(question, c, by_number)}
+    resting = [(c, holding_words(question, c, by_number)) for d in drafts for c in d.claims]
+    rested = {n for _, numbers in resting for n in numbers}
+    alike = {n for claim, numbers in resting
+             if numbers and same_meaning(embedder, solved.answer, claim.text, question) for n in numbers}
     return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
             and not asks(s.text) and not doubled(s.text)
             and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))

@@ -162,13 +162,16 @@ def test_three_rejected_drafts_are_never_shown_and_the_agreed_sentence_is_quoted
     assert [s["name"] for s in result.spans].count("rejection") == 3
 
 
-def test_a_blind_pick_of_just_the_top_ranked_sentences_is_no_agreement_to_quote(tmp_path):
-    def cite_second(messages):  # a drafter citing S2, which the blind solver "picked" too
-        return Draft(claims=[Claim(text=dict(evidence_sentences(messages))[2][:200], sentences=[2])])
+# The 0.5B solver's habit: a run of numbers, S1-S3 (the head of the ranking) or S2-S4,
+# whatever the question. A drafter citing one of them has not agreed with anything.
+@pytest.mark.parametrize("cited, picked, answer", [(2, [1, 2, 3], "It points inward."),
+                                                   (3, [2, 3, 4], "Regulating options")])
+def test_a_blind_pick_of_a_run_of_numbers_is_no_agreement_to_quote(tmp_path, cited, picked, answer):
+    def cite(messages):  # a drafter citing a sentence the blind solver "picked" too
+        return Draft(claims=[Claim(text=dict(evidence_sentences(messages))[cited][:200], sentences=[cited])])
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(cite_second, cite_second, cite_second)
-    # The 0.5B solver's habit: S1, S2, S3, the head of the ranking, whatever the question.
-    pipe.models.verifier.enqueue(BlindSolve(answer="It points inward.", sentences=[1, 2, 3]))
+    pipe.models.drafter.enqueue(cite, cite, cite)
+    pipe.models.verifier.enqueue(BlindSolve(answer=answer, sentences=picked))
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.citations == []
 
@@ -201,16 +204,6 @@ def test_the_drafter_hears_of_learner_notes_only_when_there_are_some(pipe):
     pipe.models.verifier.enqueue(blind_citing(), blind_citing())
     pipe.ask(QUESTION, pipe.subject_id)
     assert all("learner notes" not in m["content"].lower() for m in pipe.models.drafter.history[0])
-
-
-def test_a_blind_pick_of_a_run_of_numbers_is_no_agreement_to_quote(tmp_path):
-    def cite_third(messages):
-        return Draft(claims=[Claim(text=dict(evidence_sentences(messages))[3][:200], sentences=[3])])
-    pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(cite_third, cite_third, cite_third)
-    pipe.models.verifier.enqueue(BlindSolve(answer="Regulating options", sentences=[2, 3, 4]))
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "refused" and result.citations == []
 
 
 def test_a_sentence_the_drafter_only_padded_its_citation_with_is_not_quoted(tmp_path):
