@@ -16,7 +16,7 @@ from citetutor.retrieval import STOPWORDS
 
 BLANK = "_____"
 # Words too general to be worth remembering, or slide furniture.
-_GENERIC = frozenset(
+GENERIC_WORDS = frozenset(
     "about above after again also always among another answer because been before being below "
     "between both can could each either even every example first following from further given have "
     "here however into just last less like made make many more most much must next note notes only "
@@ -90,7 +90,7 @@ def _names_a_thing(sentence: str, term: Term) -> bool:
 def _content(term: Term) -> bool:
     """A word worth blanking: not a stopword or a general word, at least four letters."""
     word = term.text.lower()
-    return (not term.value and len(word) >= 4 and word not in STOPWORDS and word not in _GENERIC
+    return (not term.value and len(word) >= 4 and word not in STOPWORDS and word not in GENERIC_WORDS
             and not word.endswith("ly"))
 
 

@@ -2,9 +2,11 @@
 
 Three kinds of card. A cloze blanks a key term or value of one source sentence and a multiple
 choice offers that blank with distractors code draws from the same range (cloze.py): their key
-is the notes' own words. A short answer is drafted by the model and its key judged against the
-sentences it cites. Candidates are tried across the range until the count asked for is kept or
-the time budget runs out, and each kept item is handed over as soon as it passes.
+is the notes' own words. A short answer asks what a term the notes define means, with the
+notes' definition as its key (definitions.py); where no sentence defines a term, the model
+drafts one and its key is judged against the sentences it cites. Candidates are tried across
+the range until the count asked for is kept or the time budget runs out, and each kept item is
+handed over as soon as it passes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
-from citetutor import cloze, index, prompts
+from citetutor import cloze, definitions, index, prompts
 from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes
@@ -113,7 +115,8 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
     with gate.tracer.request("quiz", scope.subject_id, f"pages {scope.pages[0]}–{scope.pages[1]}") as trace:
         wanted = KINDS if kinds not in KINDS else (kinds,)
         first = "mcq" if "mcq" in wanted else wanted[0]
-        plan = _each_kind(_first_fast(_plan(sources, wanted), result, first), result, count, wanted)
+        defined = _defining(sources)
+        plan = _each_kind(_first_fast(_plan(sources, wanted, set(defined)), result, first), result, count, wanted)
         for number, (kind, focus) in enumerate(plan, start=1):
             if len(result.items) >= count:
                 break
@@ -123,7 +126,7 @@ def make_quiz(gate: Gate, doc_id: str, scope: Scope, count: int = 5, kinds: str 
             if focus.number in done:  # one card per sentence
                 continue
             result.tried = number
-            attempt = _Attempt(gate, trace, sources, scope, number, on_stage)
+            attempt = _Attempt(gate, trace, sources, scope, number, on_stage, defined)
             try:
                 item, cited = attempt.run(kind, focus, terms, used)
             except Rejected as rejection:
@@ -153,14 +156,26 @@ def _source_chunks(gate: Gate, doc_id: str, scope: Scope) -> list[Hit]:
     return rows[::step][:MAX_SOURCE_CHUNKS]
 
 
-def _plan(sources: list[Sentence], cycle: tuple[str, ...]) -> list[tuple[str, Sentence]]:
+def _defining(sources: list[Sentence]) -> dict[int, definitions.Definition]:
+    """The range's sentences that define a term the range names more than once, by number."""
+    texts = [s.text for s in sources]
+    found = {s.number: definitions.definition_in(s.text) for s in sources}
+    return {n: d for n, d in found.items() if d and definitions.recurs(d.term, texts)}
+
+
+def _plan(sources: list[Sentence], cycle: tuple[str, ...], defined: set[int]) -> list[tuple[str, Sentence]]:
     """Every prose sentence once, spread over the range (first, middle, last, ...), each with
-    the next kind of `cycle` in turn: more candidates than asked, so a dropped one is replaced."""
-    wordy = [s for s in sources if _mostly_words(s.text)]
-    order = _spread(wordy)
+    the next kind of `cycle` in turn: more candidates than asked, so a dropped one is replaced.
+    Sentences that define a term come first as short answers, whatever their length
+    ("Licensing requirement = legal barrier to entry."): code makes those cards."""
+    order = _spread([s for s in sources if _mostly_words(s.text) or s.number in defined])
     # Then each sentence again as the next kind: slides hold few sentences of prose.
-    return [(cycle[(i + turn) % len(cycle)], sentence) for turn in range(len(cycle))
+    plan = [(cycle[(i + turn) % len(cycle)], sentence) for turn in range(len(cycle))
             for i, sentence in enumerate(order)]
+    if "short" not in cycle:
+        return plan
+    first = [("short", s) for s in order if s.number in defined]
+    return first + [pair for pair in plan if pair not in first]
 
 
 def _first_fast(plan: list[tuple[str, Sentence]], result: QuizResult,
@@ -251,11 +266,14 @@ class _Attempt:
     scope: Scope
     number: int
     on_stage: StageCallback
+    defined: dict[int, definitions.Definition]
 
     def run(self, kind: str, focus: Sentence, terms: cloze.RangeTerms,
             used: set[str]) -> tuple[QuizCandidate, list[Sentence]]:
         """Build the candidate, then check it; raises Rejected with the reason it failed."""
         self.on_stage("draft", self.number)
+        if kind == "short" and focus.number in self.defined:
+            return self._defined(self.defined[focus.number], focus, used)
         if kind == "short":
             return self._short(focus, _window(self.sources, focus, SHORT_CONTEXT))
         card = cloze.blank_in(focus.text, terms, used)
@@ -281,6 +299,22 @@ class _Attempt:
                 trace_rejection(self.trace, rejection.code, self.number)
                 feedback = prompts.QUIZ_FEEDBACK.get(rejection.code, "")
         raise AssertionError("unreachable")
+
+    def _defined(self, defined: definitions.Definition, focus: Sentence,
+                 used: set[str]) -> tuple[QuizCandidate, list[Sentence]]:
+        """"What is meant by <term>?", keyed by the notes' definition: the meaning judge must
+        answer it from what a search for the question finds, never shown the key."""
+        if defined.definition.lower() in used:
+            raise Rejected(Reason.NO_BLANK, defined.stem)
+        item = QuizCandidate(stem=defined.stem, kind="short", answer_text=defined.definition,
+                             sentences=[focus.number])
+        self.on_stage("check", self.number)
+        # Code wrote this key, so no model checks its own work and the judge may solve.
+        solved = self._solve(item.stem, self._re_retrieve(item.stem), self.gate.meaning_judge)
+        if not same_meaning(self.gate.embedder, item.answer_text, solved.answer_text, item.stem):
+            raise Rejected(Reason.ANSWER_MISMATCH, f"{item.stem} key {item.answer_text!r}, "
+                           f"solver {solved.answer_text!r}")
+        return item, [focus]
 
     def _draft_short(self, focus: Sentence, context: list[Sentence], feedback: str) -> QuizCandidate:
         """The drafter writes one short-answer question whose answer `focus` states."""
