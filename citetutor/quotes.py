@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from citetutor.checks import holding_words, same_meaning, states_answer
+from citetutor.checks import holding_words, no_choice, same_meaning, states_answer
 from citetutor.evidence import Sentence
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Draft
@@ -63,18 +63,3 @@ def asks(text: str) -> bool:
     """Whether a sentence is a question: it states nothing, so it cannot be quoted as an answer
     (a slide's heading "Transfer Appropriate Processing Is deep encoding always better?" was)."""
     return text.rstrip(" .•–-0123456789/").endswith("?")
-
-
-def no_choice(picked: list[int]) -> bool:
-    """Whether a blind pick is just a run of numbers (S1-S3, S2-S4): no choice at all.
-
-    Evidence comes ranked by closeness to the question, and the 0.5B verifier picked S1-S3 in
-    most questions looked at, S2-S4 in others; "agreeing" with that only says the drafter cited
-    a highly ranked sentence, and the quotes it let through were 4 right in 14 on the eval's
-    sets (a slide heading, "– Repetition and Spacing", among them), and with S2-S4 a slide on
-    economies of scale for why marginal-cost pricing makes a natural monopoly exit. Asked "do
-    these sentences answer the question?", the 1.5B judge did not separate the sentences that
-    do from those that do not.
-    """
-    run = sorted(picked) == list(range(min(picked), max(picked) + 1)) if picked else False
-    return run and (len(picked) >= 3 or (len(picked) == 2 and min(picked) == 1))

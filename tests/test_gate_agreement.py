@@ -1,6 +1,7 @@
 """Blind agreement: two answers agree on what they add to the question, not on restating it."""
 
 import numpy as np
+import pytest
 
 from citetutor.checks import same_meaning, states_answer
 from tests.fakes import HashEmbedder
@@ -76,7 +77,7 @@ def test_a_shared_citation_is_not_enough_the_judge_still_reads_the_claim():
     from citetutor.meaning import judge_claim
     from citetutor.schemas import BlindSolve, Claim, Draft
     from tests.fakes import OverlapJudge
-    blind = BlindSolve(answer="tangent to the circle", sentences=[1, 2, 3])
+    blind = BlindSolve(answer="tangent to the circle", sentences=[1, 3])
     claim = "The velocity points in the direction of the radius of the circle."
     agrees_with_blind(HashEmbedder(), QUESTION, Draft(claims=[Claim(text=claim, sentences=[1, 3, 5])]),
                       blind)  # it rests on sentences the solver chose...
@@ -84,6 +85,33 @@ def test_a_shared_citation_is_not_enough_the_judge_still_reads_the_claim():
     verdict = judge_claim(judge, VELOCITY, QUESTION, claim, [1, 3, 5])
     # ... but nothing for code to flip, so the judge is asked whether they state it at all.
     assert not verdict.holds and judge.calls and "Statement: " + claim in judge.calls[0]
+
+
+def test_a_run_of_numbers_is_no_choice_so_only_the_same_answer_agrees():
+    # The psychology eval's wrong answer: asked why thinking about meaning helps memory, the
+    # drafter answered from the slide on variable encoding, and the 0.5B's S1-S3 let it pass.
+    from citetutor.checks import Rejected, agrees_with_blind
+    from citetutor.schemas import BlindSolve, Claim, Draft
+    radius = Draft(claims=[Claim(text="The velocity points along the radius of the circle.", sentences=[1, 2])])
+    with pytest.raises(Rejected, match="blind_disagrees"):
+        agrees_with_blind(HashEmbedder(), QUESTION, radius, BlindSolve(answer="tangent", sentences=[1, 2, 3]))
+    agrees_with_blind(HashEmbedder(), QUESTION, radius, BlindSolve(answer="tangent", sentences=[2]))
+    tangent = Draft(claims=[Claim(text="The velocity is tangent to the circle.", sentences=[2])])
+    agrees_with_blind(HashEmbedder(), QUESTION, tangent, BlindSolve(answer="tangent", sentences=[1, 2, 3]))
+
+
+@pytest.mark.parametrize("claim", ["S1", "[S2].", "S1, S3"])
+def test_a_claim_that_names_a_sentence_instead_of_stating_it_is_refused(claim):
+    from citetutor.checks import Rejected, guard
+    from citetutor.schemas import Claim, Draft
+    evidence = _numbered("Cohen's d: small 0.2, medium 0.5, large 0.8.", "Effects are mostly small.",
+                         "Power is the true positive rate.", cosine=0.7)
+    question = "What Cohen's d counts as a medium-sized effect?"
+    with pytest.raises(Rejected) as refused:
+        guard(question, Draft(claims=[Claim(text=claim, sentences=[1])]), evidence, 0.6, 0.45, "explain")
+    assert refused.value.code == "uncovered_claim" and "names a sentence" in refused.value.detail
+    guard(question, Draft(claims=[Claim(text="A medium effect is 0.5.", sentences=[1])]), evidence, 0.6, 0.45,
+          "explain")
 
 
 def test_answers_holding_opposite_words_disagree_whatever_they_share():
