@@ -57,8 +57,11 @@ class Definition:
 
     @property
     def stem(self) -> str:
-        """The question a student answers from memory."""
-        return f"What is meant by “{self.term}”?"
+        """The question a student answers from memory: the meaning given, the term asked for.
+        The other way round ("What is meant by “price effect”?"), the 1.5B solver answered from
+        its own knowledge ("the effect on the output of a firm due to changes in price") and
+        every such card on the economics slides was dropped; a term is also marked reliably."""
+        return f"Which term means “{self.definition}”?"
 
 
 def definition_in(sentence: str) -> Definition | None:

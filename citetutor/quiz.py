@@ -2,9 +2,9 @@
 
 Three kinds of card. A cloze blanks a key term or value of one source sentence and a multiple
 choice offers that blank with distractors code draws from the same range (cloze.py): their key
-is the notes' own words. A short answer asks what a term the notes define means, with the
-notes' definition as its key (definitions.py); where no sentence defines a term, the model
-drafts one and its key is judged against the sentences it cites. Candidates are tried across
+is the notes' own words. A short answer gives a definition the notes state and asks for its
+term, the notes' own word (definitions.py); where no sentence defines a term, the model drafts
+one and its key is judged against the sentences it cites. Candidates are tried across
 the range until the count asked for is kept or the time budget runs out, and each kept item is
 handed over as soon as it passes.
 """
@@ -302,16 +302,15 @@ class _Attempt:
 
     def _defined(self, defined: definitions.Definition, focus: Sentence,
                  used: set[str]) -> tuple[QuizCandidate, list[Sentence]]:
-        """"What is meant by <term>?", keyed by the notes' definition: the meaning judge must
-        answer it from what a search for the question finds, never shown the key."""
-        if defined.definition.lower() in used:
+        """"Which term means <definition>?", keyed by the notes' term: the meaning judge must name
+        it from what a search for the question finds, never shown the key."""
+        if defined.term.lower() in used:
             raise Rejected(Reason.NO_BLANK, defined.stem)
-        item = QuizCandidate(stem=defined.stem, kind="short", answer_text=defined.definition,
-                             sentences=[focus.number])
+        item = QuizCandidate(stem=defined.stem, kind="short", answer_text=defined.term, sentences=[focus.number])
         self.on_stage("check", self.number)
         # Code wrote this key, so no model checks its own work and the judge may solve.
         solved = self._solve(item.stem, self._re_retrieve(item.stem), self.gate.meaning_judge)
-        if not same_meaning(self.gate.embedder, item.answer_text, solved.answer_text, item.stem):
+        if not same_term(solved.answer_text, item.answer_text):
             raise Rejected(Reason.ANSWER_MISMATCH, f"{item.stem} key {item.answer_text!r}, "
                            f"solver {solved.answer_text!r}")
         return item, [focus]

@@ -25,7 +25,7 @@ from citetutor.definitions import definition_in, recurs
 def test_a_defined_term_is_asked_for_and_keyed_by_the_notes_words(sentence, term, definition):
     found = definition_in(sentence)
     assert found is not None and (found.term, found.definition) == (term, definition)
-    assert found.stem == f"What is meant by “{term}”?"
+    assert found.stem == f"Which term means “{definition}”?"
 
 
 @pytest.mark.parametrize("sentence", [

@@ -243,11 +243,11 @@ def test_equations_are_formula_keys_and_values_are_not(key, formula):
 
 
 def defining_solver(answer: str = ""):
-    """A solver that answers "What is meant by ...?" with what the evidence says the term is
-    called for, or with `answer`; it fails the test if the evidence lacks the defining sentence."""
+    """A solver that names the term the evidence says a meaning is called, or answers `answer`;
+    it fails the test if the evidence lacks the defining sentence."""
     def solve(messages):
         sentence = next(t for _, t in evidence_sentences(messages) if "is called centripetal" in t)
-        return QuizBlindAnswer(answer_text=answer or sentence.split(" is called")[0], sentences=[1])
+        return QuizBlindAnswer(answer_text=answer or sentence.split(" is called ")[1].rstrip("."), sentences=[1])
     return solve
 
 
@@ -256,14 +256,14 @@ def test_a_sentence_that_defines_a_term_becomes_a_short_answer_keyed_by_its_defi
     result = pipe.quiz(pipe.doc.doc_id, 9, 12, count=1, kinds="short")
     assert len(result.items) == 1
     item = result.items[0]
-    assert item.candidate.stem == "What is meant by “centripetal acceleration”?"
-    assert item.key == "Any radial inward acceleration" and item.pages == [10]
+    assert item.candidate.stem == "Which term means “Any radial inward acceleration”?"
+    assert item.key == "centripetal acceleration" and item.pages == [10]
     assert pipe.models.drafter.history == [], "code made the card; no model drafted its key"
     question = pipe.models.judge.solver.history[0][-1]["content"].split("Question:")[1].split("\n")[0]
     assert item.key not in question, "the solver is never shown the key"
 
 
 def test_a_definition_the_solver_answers_otherwise_is_dropped(pipe):
-    pipe.models.judge.enqueue(defining_solver("tangential acceleration along the circle"))
+    pipe.models.judge.enqueue(defining_solver("tangential acceleration"))
     result = pipe.quiz(pipe.doc.doc_id, 9, 12, count=1, kinds="short", budget_s=0)
     assert result.items == [] and result.rejected == {"answer_mismatch": 1}
