@@ -183,9 +183,20 @@ def blank_in(sentence: str, terms: RangeTerms, used: set[str]) -> Cloze | None:
     ceiling = max(3, terms.sentences // 2)
     usable = [(n, t) for n, t in candidates if 2 <= n <= ceiling and t.key not in used]
     if not usable:
+        # "element" named once, "elements" three times, recurs too (the arrays slides gave no
+        # cloze without it); counted together only here, so a sentence's usual blank stays.
+        usable = [(n, t) for t in words if _names_a_thing(sentence, t) and t.key not in used
+                  for n in [_with_plural(terms, t.key)] if 2 <= n <= ceiling]
+    if not usable:
         return None
     _, best = max(usable, key=lambda pair: (pair[0], len(pair[1].text)))
     return _cloze(sentence, best, value=False)
+
+
+def _with_plural(terms: RangeTerms, word: str) -> int:
+    """Sentences naming a word in its singular or plural form."""
+    other = word[:-1] if word.endswith("s") and not word.endswith("ss") else word + "s"
+    return terms.counts[word] + terms.counts[other]
 
 
 def _cloze(sentence: str, term: Term, value: bool) -> Cloze | None:

@@ -25,6 +25,15 @@ def test_the_blank_is_a_recurring_term_of_the_sentence_and_every_occurrence_is_b
     assert card.stem.replace(BLANK, card.key) == RANGE[1]
 
 
+def test_a_word_the_range_names_in_the_plural_recurs_when_nothing_else_in_its_sentence_does():
+    # The arrays slides: "element" once, "elements" in two other sentences.
+    slides = ["Elements in A are referenced by their index.",
+              "There is no other way to access elements in an array.",
+              "Array indexing is zero-based, meaning the first element is found in position zero."]
+    assert blank_in(slides[2], range_terms(slides), set()).key == "element"
+    assert blank_in(slides[2], range_terms(slides), {"element"}) is None
+
+
 def test_a_value_is_blanked_only_when_the_range_states_it_twice_and_never_a_slide_counter():
     terms = range_terms(RANGE)
     assert blank_in(RANGE[6], terms, set()).key == "90%"
