@@ -2,10 +2,10 @@
 decreases, existing customers pay less."; "Licensing requirement = legal barrier to entry.";
 "A monopolist is a price maker."; "... is called centripetal acceleration").
 
-The key is the notes' own definition, cut out of the sentence, so it cannot be misquoted. Drafted
-short answers rarely passed on slides (0 kept on the economics and psychology slides): the 1.5B
-keyed "Examples: Natural monopolies." or restated the stem, while the slides define terms in
-exactly these shapes.
+The card gives the notes' own definition and asks for the term, its key, both cut out of the
+sentence, so neither can be misquoted. Drafted short answers rarely passed on slides (0 kept on
+the economics and psychology slides): the 1.5B keyed "Examples: Natural monopolies." or
+restated the stem, while the slides define terms in exactly these shapes.
 """
 
 from __future__ import annotations
