@@ -175,7 +175,7 @@ def _plan(sources: list[Sentence], cycle: tuple[str, ...], defined: set[int]) ->
     if "short" not in cycle:
         return plan
     first = [("short", s) for s in order if s.number in defined]
-    return first + [pair for pair in plan if pair not in first]
+    return first + [(kind, s) for kind, s in plan if not (kind == "short" and s.number in defined)]
 
 
 def _first_fast(plan: list[tuple[str, Sentence]], result: QuizResult,
