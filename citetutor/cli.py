@@ -1,4 +1,4 @@
-"""`python -m citetutor ingest|ask|quiz|restore|eval|quiz-eval|flip|health|bench`: the pipeline without the UI."""
+"""`python -m citetutor <command>`: the pipeline without the UI; `--help` lists the commands."""
 
 from __future__ import annotations
 
@@ -115,6 +115,19 @@ def cmd_flip(pipe: Pipeline, args) -> None:
     print(fliptest.table(reports))
 
 
+def cmd_relevance(pipe: Pipeline, args) -> None:
+    """The pre-gate's relevance floor against question sets; only the embedder runs."""
+    from citetutor.devtools import relevance
+    rows = []
+    for qset in _load_sets(args):
+        if qset.untouched and not args.untouched:  # choosing a floor on it would tune on it
+            print(f"## {qset.name}: held out (untouched); skipped.", flush=True)
+            continue
+        print(f"## {qset.name}", flush=True)
+        rows += relevance.measure_set(pipe, qset, lambda r: print(relevance.case_line(r), flush=True))
+    print(relevance.floor_table(rows, pipe.gate.limits.min_sentence_relevance))
+
+
 def cmd_health(pipe: Pipeline, args) -> None:
     """Which models the runtime has."""
     print(pipe.models.label)
@@ -177,6 +190,11 @@ def parser() -> argparse.ArgumentParser:
     flip.add_argument("sets", nargs="+", help="question-set JSON files, e.g. evals/*.json")
     flip.add_argument("--pdf", help="the PDF to use instead of the one the set names")
     flip.add_argument("--untouched", action="store_true", help="also run the held-out sets")
+    relevance = sub.add_parser("relevance", help="the pre-gate's relevance floor against question "
+                               "sets: cosines only, no chat model runs")
+    relevance.add_argument("sets", nargs="+", help="question-set JSON files, e.g. evals/*.json")
+    relevance.add_argument("--pdf", help="the PDF to use instead of the one the set names")
+    relevance.add_argument("--untouched", action="store_true", help="also measure the held-out sets")
     sub.add_parser("health", help="check the models")
     bench = sub.add_parser("bench", help="time retrieval on 1k/10k/100k-chunk libraries built from PDFs")
     bench.add_argument("pdfs", nargs="+", help="course PDFs whose chunks seed the libraries")
@@ -189,7 +207,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"ingest": cmd_ingest, "ask": cmd_ask, "quiz": cmd_quiz, "eval": cmd_eval, "health": cmd_health,
-            "bench": cmd_bench, "flip": cmd_flip, "quiz-eval": cmd_quiz_eval}
+            "bench": cmd_bench, "flip": cmd_flip, "quiz-eval": cmd_quiz_eval, "relevance": cmd_relevance}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     models = None
     scratch = None
-    if args.command in ("bench", "eval", "flip", "quiz-eval"):
+    if args.command in ("bench", "eval", "flip", "quiz-eval", "relevance"):
         # A fresh library for every run (no cached answers), inside the data dir beside the
         # learner's own; the models keep the learner's model cache so nothing is built twice.
         models = build_models(settings)

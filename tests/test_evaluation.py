@@ -96,3 +96,34 @@ def test_a_flip_longer_than_a_drafter_may_write_is_skipped_not_a_crash():
     draft = Draft(claims=[Claim(text="x" * 235 + " is a", sentences=[1])])
     assert _with_first_claim(draft, "x" * 235 + " is not a") is None
     assert _with_first_claim(draft, "short and fine").claims[0].text == "short and fine"
+
+
+def test_the_relevance_floor_table_counts_who_would_reach_the_models_and_missed_keys():
+    from citetutor.devtools.relevance import Closeness, floor_table
+    rows = [Closeness("s", "supported", "q1", 0.62, True), Closeness("s", "supported", "q2", 0.38, False),
+            Closeness("s", "near-miss", "n1", 0.41, False), Closeness("s", "unrelated", "u1", 0.12, False)]
+    lines = floor_table(rows, current=0.5, floors=(0.35, 0.4)).splitlines()
+    assert "| 0.35 | 2/2 | 1/1 | 0/1 |" in lines
+    assert "| 0.40 | 1/2 | 1/1 | 0/1 |" in lines
+    assert "| 0.50 (current) | 1/2 | 0/1 | 0/1 |" in lines
+    assert lines[-1].startswith("Supported questions whose key sentence retrieval did not bring: 1/2")
+
+
+def test_the_relevance_command_measures_a_set_as_the_tutor_does(tmp_path, capsys):
+    import pymupdf
+
+    from citetutor.devtools.evaluation import Case, QuestionSet
+    from citetutor.devtools.relevance import measure_set
+    from tests.helpers import make_pipeline
+    pdf = tmp_path / "notes.pdf"
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Entropy of melting is positive because heat flows in.")
+    doc.new_page().insert_text((72, 72), "A monopolist sets marginal revenue equal to marginal cost.")
+    doc.save(pdf)
+    qset = QuestionSet("notes", pdf, "Notes", (
+        Case("Why is the entropy of melting positive?", (1,), must=("positive",)),
+        Case("Why is the entropy of melting positive?", (2,), must=("positive",)),
+        Case("Write a poem about cats.", refuse="unrelated")))
+    rows = measure_set(make_pipeline(tmp_path / "lib"), qset)
+    assert [r.key_in_evidence for r in rows] == [True, False, False]
+    assert rows[0].cosine > rows[2].cosine
