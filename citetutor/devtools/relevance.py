@@ -2,9 +2,9 @@
 
 The tutor refuses before any model runs when no evidence sentence is close enough in meaning
 to the question (cosine of the best one below `min_sentence_relevance`). This measures that
-cosine for every question of every set, exactly as the tutor computes it (hybrid retrieval,
-then the numbered evidence sentences), and counts, per candidate floor, how many supported,
-near-miss and unrelated questions would pass it. Only the embedder runs: no chat model.
+cosine for every question of every set, exactly as the tutor computes it (hybrid retrieval and
+its chunk floor, then the numbered evidence sentences), and counts, per candidate floor, how
+many supported, near-miss and unrelated questions would pass it. Only the embedder runs.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ def measure_set(pipe, qset: QuestionSet,
     rows = []
     for case in qset.cases:
         found = gate.search(case.question, Scope(subject))
+        # Below the chunk floor the tutor refuses before numbering sentences: cosine 0 here.
         sentences = (number_evidence(found.hits, case.question, gate.embedder,
-                                     gate.limits.evidence_sentences) if found.hits else [])
+                                     gate.limits.evidence_sentences) if found.supported else [])
         # The key is "in evidence" when one sentence on an expected page states a key fact:
         # below that, no floor and no gate can give a right answer.
         key_in = any(s.hit.page_no in case.pages and any(_states(p, s.text) for p in case.must)
