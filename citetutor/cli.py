@@ -79,11 +79,7 @@ def cmd_eval(pipe: Pipeline, args) -> None:
     """Run question sets through the gate on a fresh library; print per-question lines and a table."""
     from citetutor.devtools import evaluation
     reports = []
-    for qset in _load_sets(args):
-        if qset.untouched and not args.untouched:
-            print(f"## {qset.name}: held out (untouched); skipped. Pass --untouched only for a "
-                  "first or a final run, never while tuning.", flush=True)
-            continue
+    for qset in _sets_to_run(args, " Pass --untouched only for a first or a final run, never while tuning."):
         print(f"## {qset.name} ({qset.pdf.name}, {len(qset.cases)} questions, {pipe.models.label})",
               flush=True)
         report = evaluation.run_set(pipe, qset, args.draft_only,
@@ -99,14 +95,22 @@ def _load_sets(args) -> list:
     return [evaluation.load_set(Path(path), args.pdf) for path in args.sets]
 
 
+def _sets_to_run(args, advice: str = "") -> list:
+    """The sets named, less the held-out ones unless --untouched was given (each skip is said)."""
+    sets = []
+    for qset in _load_sets(args):
+        if qset.untouched and not args.untouched:
+            print(f"## {qset.name}: held out (untouched); skipped.{advice}", flush=True)
+        else:
+            sets.append(qset)
+    return sets
+
+
 def cmd_flip(pipe: Pipeline, args) -> None:
     """The flip test: code-made wrong drafts through the real checks; catch rates per kind."""
     from citetutor.devtools import fliptest
     reports = []
-    for qset in _load_sets(args):
-        if qset.untouched and not args.untouched:
-            print(f"## {qset.name}: held out (untouched); skipped.", flush=True)
-            continue
+    for qset in _sets_to_run(args):
         print(f"## {qset.name} ({pipe.models.label})", flush=True)
         report = fliptest.run_flips(pipe, qset, lambda t: print(fliptest.trial_line(t), flush=True))
         if report.no_correct_draft:
@@ -119,10 +123,7 @@ def cmd_relevance(pipe: Pipeline, args) -> None:
     """The pre-gate's relevance floor against question sets; only the embedder runs."""
     from citetutor.devtools import relevance
     rows = []
-    for qset in _load_sets(args):
-        if qset.untouched and not args.untouched:  # choosing a floor on it would tune on it
-            print(f"## {qset.name}: held out (untouched); skipped.", flush=True)
-            continue
+    for qset in _sets_to_run(args, " Choosing a floor on it would tune on it."):
         print(f"## {qset.name}", flush=True)
         rows += relevance.measure_set(pipe, qset, lambda r: print(relevance.case_line(r), flush=True))
     print(relevance.floor_table(rows, pipe.gate.limits.min_sentence_relevance))

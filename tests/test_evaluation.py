@@ -109,7 +109,7 @@ def test_the_relevance_floor_table_counts_who_would_reach_the_models_and_missed_
     assert lines[-1].startswith("Supported questions whose key sentence retrieval did not bring: 1/2")
 
 
-def test_the_relevance_command_measures_a_set_as_the_tutor_does(tmp_path, capsys):
+def test_the_relevance_command_measures_a_set_as_the_tutor_does(tmp_path):
     import pymupdf
 
     from citetutor.devtools.evaluation import Case, QuestionSet

@@ -40,10 +40,20 @@ class Case:
 
     def grade(self, shown: str, pages: list[int]) -> str:
         """correct, WRONG SHOWN (a wrong statement or only wrong pages) or incomplete (key facts missing)."""
-        text = " ".join(shown.lower().split())
+        text = _normalised(shown)
         if any(re.search(p, text) for p in self.must_not) or not set(pages) & set(self.pages):
             return WRONG
         return CORRECT if all(re.search(p, text) for p in self.must) else INCOMPLETE
+
+    def states_a_key_fact(self, text: str) -> bool:
+        """Whether `text` matches one of the `must` patterns, read as `grade` reads an answer."""
+        normal = _normalised(text)
+        return any(re.search(p, normal) for p in self.must)
+
+
+def _normalised(text: str) -> str:
+    """Lower-cased, whitespace collapsed: how key patterns read a text."""
+    return " ".join(text.lower().split())
 
 
 @dataclass(frozen=True)
@@ -139,11 +149,17 @@ def _check_pdf(pdf: Path, source: dict | None) -> None:
         raise InputError(f"{pdf} is not the file this set was written from (SHA-256 differs).{where}")
 
 
+def ingest_set(pipe, qset: QuestionSet) -> int:
+    """A subject named for the set, holding the set's PDF; its id."""
+    subject = pipe.create_subject(qset.subject)
+    pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
+    return subject
+
+
 def run_set(pipe, qset: QuestionSet, draft_only: bool = False,
             on_case: Callable[[Outcome], None] = lambda o: None) -> Report:
     """Ingest the set's PDF into `pipe`, ask every question through the gate, and time it."""
-    subject = pipe.create_subject(qset.subject)
-    pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
+    subject = ingest_set(pipe, qset)
     report = Report(qset.name)
     for case in qset.cases:
         started = time.perf_counter()

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from citetutor import tutor
 from citetutor.checks import Rejected, guard
-from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet
+from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet, ingest_set
 from citetutor.evidence import Sentence, stems
 from citetutor.foils import antonym_flips, number_flips
 from citetutor.retrieval import Scope
@@ -92,8 +92,7 @@ def _swapped_subject(claim: str, sentences: list[Sentence], cited: list[int]) ->
 
 def run_flips(pipe, qset: QuestionSet, on_trial=lambda t: None) -> FlipReport:
     """Ingest the set's PDF, draft each supported question, and send its flips through the checks."""
-    subject = pipe.create_subject(qset.subject)
-    pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
+    subject = ingest_set(pipe, qset)
     gate, report = pipe.gate, FlipReport(qset.name)
     for case in qset.cases:
         if case.kind != SUPPORTED:

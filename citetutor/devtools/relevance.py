@@ -9,11 +9,10 @@ many supported, near-miss and unrelated questions would pass it. Only the embedd
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from citetutor.devtools.evaluation import NEAR_MISS, SUPPORTED, UNRELATED, QuestionSet
+from citetutor.devtools.evaluation import NEAR_MISS, SUPPORTED, UNRELATED, QuestionSet, ingest_set
 from citetutor.evidence import number_evidence
 from citetutor.retrieval import Scope
 
@@ -34,8 +33,7 @@ class Closeness:
 def measure_set(pipe, qset: QuestionSet,
                 on_case: Callable[[Closeness], None] = lambda c: None) -> list[Closeness]:
     """Ingest the set's PDF into `pipe` and measure every question's pre-gate cosine."""
-    subject = pipe.create_subject(qset.subject)
-    pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
+    subject = ingest_set(pipe, qset)
     gate = pipe.gate
     rows = []
     for case in qset.cases:
@@ -45,18 +43,12 @@ def measure_set(pipe, qset: QuestionSet,
                                      gate.limits.evidence_sentences) if found.supported else [])
         # The key is "in evidence" when one sentence on an expected page states a key fact:
         # below that, no floor and no gate can give a right answer.
-        key_in = any(s.hit.page_no in case.pages and any(_states(p, s.text) for p in case.must)
-                     for s in sentences)
+        key_in = any(s.hit.page_no in case.pages and case.states_a_key_fact(s.text) for s in sentences)
         row = Closeness(qset.name, case.kind, case.question,
                         max((s.cosine for s in sentences), default=0.0), key_in)
         rows.append(row)
         on_case(row)
     return rows
-
-
-def _states(pattern: str, text: str) -> bool:
-    """Whether a key pattern matches a sentence, normalised as the eval normalises answers."""
-    return re.search(pattern, " ".join(text.lower().split())) is not None
 
 
 def case_line(row: Closeness) -> str:
