@@ -229,13 +229,13 @@ def no_choice(picked: list[int]) -> bool:
     return run and (len(picked) >= 3 or (len(picked) == 2 and min(picked) == 1))
 
 
-def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve) -> None:
-    """The draft must not contradict what the blind solver found, and must rest on it: a
-    sentence both chose, or an answer of the same meaning.
+def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve) -> bool:
+    """Whether the draft rests on what the blind solver found: a sentence both chose, or an
+    answer of the same meaning. False leaves it undecided, for the meaning judge (tutor.py).
 
-    Contradiction is judged by content: the two answers holding opposite words of one pair
-    ("positive" against "negative"), which shared words and embeddings cannot see. Whether each
-    claim says what its sentences say is the meaning judge's job (meaning.py), not this one's.
+    Contradiction is judged by content and refuses outright: the two answers holding opposite
+    words of one pair ("positive" against "negative"), which shared words and embeddings cannot
+    see. Whether each claim says what its sentences say is the meaning judge's job (meaning.py).
     """
     if polarity_conflict(solved.answer, draft.answer):
         raise Rejected(Reason.BLIND_DISAGREES, "It says the opposite of what the evidence says.")
@@ -243,6 +243,5 @@ def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve)
     # pass as why thinking about meaning helps memory, because the draft cited S2.
     chosen = set() if no_choice(solved.sentences) else set(solved.sentences)
     if any(n in chosen for claim in draft.claims for n in claim.sentences):
-        return
-    if not same_meaning(embedder, solved.answer, draft.answer, question):
-        raise Rejected(Reason.BLIND_DISAGREES)
+        return True
+    return same_meaning(embedder, solved.answer, draft.answer, question)

@@ -22,6 +22,9 @@ _ANAPHOR = re.compile(r"(This|These|That|Those|It|Its|Such|Thus|Hence|Therefore|
 _LIST_ITEM = re.compile(r"\s*(?:[\-–*▪]\s|\d{1,2}[.)]\s)")
 MIN_SENTENCE_CHARS = 40
 MAX_SENTENCE_CHARS = 320
+# A slide's bullet starts with one of these; a heading line is followed by one ("•", "●").
+_BULLET = re.compile(r"\s*(?:[•●▪]|[\-–*]\s)")
+_HEADING = re.compile(r"^[A-Z][^\n]{2,60}$(?<![.,;:?])(?=\n\s*[•●])", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,19 @@ class Sentence:
     def label(self) -> str:
         """How prompts and messages name it."""
         return f"S{self.number}"
+
+    @property
+    def heading(self) -> str:
+        """The slide heading a bullet sits under, if the chunk shows one above it.
+
+        A bullet list's meaning hangs on its heading: "• Examples – Vestigial traits – Blind spot
+        in the vertebrate eye" lists examples of *historical constraints*, and read without its
+        heading the drafter gave the blind spot as an example of a vestigial trait.
+        """
+        if not _BULLET.match(self.hit.text[self.start:self.end]):
+            return ""
+        above = [m.group() for m in _HEADING.finditer(self.hit.text) if m.end() <= self.start]
+        return " ".join(above[-1].split()) if above else ""
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -169,8 +185,10 @@ def evidence_block(sentences: list[Sentence]) -> str:
     """Evidence as models see it: one numbered sentence a line.
 
     No page numbers: small models cited "p. 9" as sentence 9, and code resolves pages anyway.
+    A bullet carries its slide heading in brackets, so a list is read as what it lists.
     """
-    return "\n".join(f"[{s.label}] {s.text}" for s in sentences)
+    return "\n".join(f"[{s.label}] " + (f"({s.heading}) " if s.heading else "") + s.text
+                      for s in sentences)
 
 
 def sentence_boxes(sentence: Sentence) -> list[list[float]]:

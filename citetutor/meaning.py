@@ -81,6 +81,24 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     return Judgement(foil, (1 if stated is not None else 0) + 2, stated, flipped)
 
 
+def judge_against_blind(judge: ChatModel, sentences: list[Sentence], question: str, draft: str,
+                        blind: str) -> Judgement:
+    """Which answer the evidence gives to the question, the draft's or the blind solver's, in
+    both orders; the blind answer is the draft's foil (`Judgement.holds` decides).
+
+    The 0.5B blind solver often answers another part of the question, or a formula ("2T + W = 0"
+    for when the virial mass is wrong): its wording alone refused 8 of 58 right drafts in the
+    flip test. The 1.5B judge reads both against the evidence instead of words against words.
+    """
+    margin = 0.0
+    for first, second, draft_at in ((draft, blind, 0), (blind, draft, 1)):
+        task = prompts.JUDGE_ANSWER.format(a=first, b=second)
+        scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_ANSWER_PREFIX,
+                         LETTERS, PickedStatement, "statement", ("A", "B"))
+        margin += (scores[draft_at] - scores[1 - draft_at]) / 2
+    return Judgement(blind, 2, None, margin)
+
+
 def _closest_foils(claim: str, cited: str) -> list[str]:
     """The claim's foils, those holding more of the cited sentences' words first.
 

@@ -39,6 +39,14 @@ Statement: {claim}
 Does {labels} state this statement? Reply Yes or No."""
 JUDGE_STATED_PREFIX = "Answer:"
 
+# When the draft and the blind solve neither chose a sentence in common nor say the same: which
+# of the two answers is the evidence's answer to the question?
+JUDGE_ANSWER = """Task: do not answer the question yourself. Two answers to it were written:
+A: {a}
+B: {b}
+Which answer do the evidence sentences give to the question? Reply with the letter A or B."""
+JUDGE_ANSWER_PREFIX = "The sentences give answer"
+
 VERIFY_SYSTEM = """You check a study tutor's work against numbered evidence sentences from a
 student's notes. Judge only by what the sentences say, not by what you know. Reply with JSON."""
 

@@ -16,7 +16,7 @@ from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
 from citetutor.foils import foils_of
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
-from citetutor.meaning import Judgement, judge_claim
+from citetutor.meaning import Judgement, judge_against_blind, judge_claim
 from citetutor.parts import question_parts, uncovered_parts
 from citetutor.quotes import agreed_quote
 from citetutor.retrieval import Retrieval, Scope
@@ -242,7 +242,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
                 break
-            uncovered = guard(question, draft, sentences, gate.limits.min_claim_overlap,
+            uncovered = guard(question, draft, sentences, gate.limits.min_paraphrase_overlap,
                               gate.limits.min_topic_relevance, mode, gate.embedder)
             try:
                 solved = _wait(blind, deadline)
@@ -267,7 +267,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
         except Rejected:
             reasons.append(Reason.DEADLINE)
     quote = agreed_quote(gate.embedder, question, sentences, rejected, solved,
-                         gate.limits.min_sentence_relevance)
+                         gate.limits.min_quote_relevance)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
 
 
@@ -275,7 +275,17 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
                  solved: BlindSolve, uncovered: list[int], attempt: int,
                  on_stage: StageCallback = ignore_stage, seen: list[Judgement] | None = None) -> None:
     """After the code checks: agreement with the blind solve, then each claim's meaning."""
-    agrees_with_blind(gate.embedder, question, draft, solved)
+    if not agrees_with_blind(gate.embedder, question, draft, solved):
+        on_stage("support_check", attempt)
+        with trace.span("support_check", model=gate.meaning_judge.name, attempt=attempt) as span:
+            verdict = judge_against_blind(gate.meaning_judge, sentences, question, draft.answer,
+                                          solved.answer)
+            span.record(outcome="ok" if verdict.holds else "rejected",
+                        reason=None if verdict.holds else Reason.BLIND_DISAGREES)
+        if seen is not None:
+            seen.append(verdict)
+        if not verdict.holds:
+            raise Rejected(Reason.BLIND_DISAGREES)
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
 
 

@@ -90,14 +90,14 @@ def test_a_shared_citation_is_not_enough_the_judge_still_reads_the_claim():
 def test_a_run_of_numbers_is_no_choice_so_only_the_same_answer_agrees():
     # The psychology eval's wrong answer: asked why thinking about meaning helps memory, the
     # drafter answered from the slide on variable encoding, and the 0.5B's S1-S3 let it pass.
-    from citetutor.checks import Rejected, agrees_with_blind
+    from citetutor.checks import agrees_with_blind
     from citetutor.schemas import BlindSolve, Claim, Draft
     radius = Draft(claims=[Claim(text="The velocity points along the radius of the circle.", sentences=[1, 2])])
-    with pytest.raises(Rejected, match="blind_disagrees"):
-        agrees_with_blind(HashEmbedder(), QUESTION, radius, BlindSolve(answer="tangent", sentences=[1, 2, 3]))
-    agrees_with_blind(HashEmbedder(), QUESTION, radius, BlindSolve(answer="tangent", sentences=[2]))
+    # Undecided by code: the meaning judge decides (tutor.verify_draft).
+    assert not agrees_with_blind(HashEmbedder(), QUESTION, radius, BlindSolve(answer="tangent", sentences=[1, 2, 3]))
+    assert agrees_with_blind(HashEmbedder(), QUESTION, radius, BlindSolve(answer="tangent", sentences=[2]))
     tangent = Draft(claims=[Claim(text="The velocity is tangent to the circle.", sentences=[2])])
-    agrees_with_blind(HashEmbedder(), QUESTION, tangent, BlindSolve(answer="tangent", sentences=[1, 2, 3]))
+    assert agrees_with_blind(HashEmbedder(), QUESTION, tangent, BlindSolve(answer="tangent", sentences=[1, 2, 3]))
 
 
 @pytest.mark.parametrize("claim", ["S1", "[S2].", "S1, S3"])

@@ -140,7 +140,7 @@ def _try(gate, trace, question: str, mode: str, sentences: list[Sentence], draft
     started = time.perf_counter()
     reason, seen = "", []  # type: tuple[str, list]
     try:
-        uncovered = guard(question, draft, sentences, gate.limits.min_claim_overlap,
+        uncovered = guard(question, draft, sentences, gate.limits.min_paraphrase_overlap,
                               gate.limits.min_topic_relevance, mode, gate.embedder)
         if not solved.sentences:
             raise Rejected("blind_unanswerable")
