@@ -11,11 +11,12 @@ from citetutor.models.base import Embedder
 from citetutor.retrieval import Hit, tokenize
 
 # A sentence ends at . ! ? before a capital, digit, bracket or bullet; a blank line, a bullet
-# line or a Q:/A: line also starts a new one (slides rarely use full stops).
+# line, a Q:/A: line or a slide heading also starts a new one (slides rarely use full stops).
 _BOUNDARY = re.compile(
     r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9•])"
     r"|\n\s*\n"
     r"|\n(?=\s*(?:[•\-–*▪]\s|\d{1,2}[.)]\s|[QA]:))"
+    r"|\n(?=[A-Z][^\n]{2,60}\n\s*[•●])"  # a slide heading starts its bullets' sentence
 )
 _ANAPHOR = re.compile(r"(This|These|That|Those|It|Its|Such|Thus|Hence|Therefore|So|Then)\b")
 # A sub-item of a list: a dash bullet or a numbered item (a "•" starts a new point instead).

@@ -42,7 +42,7 @@ class ScriptedChat:
 class HashEmbedder:
     """Deterministic bag-of-words vectors: texts sharing words are close."""
 
-    def __init__(self, name: str = "test:hash-64", dim: int = 64):
+    def __init__(self, name: str = "test:hash-256", dim: int = 256):
         self.name, self.dim = name, dim
         self.calls = 0
 
@@ -111,11 +111,15 @@ class OverlapJudge:
 
     def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]):
         """Score each option from the statements and the quoted sentences in the prompt."""
+        from citetutor import prompts
         from citetutor.models.base import Choice
-        task = messages[-1]["content"].split("Task: do not answer the question.")[-1]
+        task = messages[-1]["content"].split("Task: do not answer the question")[-1]
         self.calls.append(task)
         self.history.append(messages)
-        quoted = set(re.findall(r"\w+", _found(r'says: "(.*)"', task).lower()))
+        if answer_prefix == prompts.JUDGE_ANSWER_PREFIX:  # draft against blind: the whole evidence
+            quoted = set(re.findall(r"\w+", _found(r"(?s)Evidence:(.*)\nQuestion:", messages[-1]["content"]).lower()))
+        else:
+            quoted = set(re.findall(r"\w+", _found(r'says: "(.*)"', task).lower()))
         def held(statement: str) -> float:
             words = re.findall(r"\w+", statement.lower())
             return (sum(w in quoted for w in words) / max(len(words), 1)) - 10 * self.wrong(statement)

@@ -91,6 +91,24 @@ def test_evidence_block_numbers_sentences_without_pages():
     assert block == "[S1] Velocity is tangent. It never points inward at all."
 
 
+def test_a_bullet_carries_its_slide_heading_into_the_evidence():
+    # The biology slide whose "Examples" bullet lists examples of historical constraints: read
+    # without its heading, the drafter gave the blind spot as an example of a vestigial trait.
+    text = ("Tradeoffs\n• Much of adaptation is the result of compromise\n"
+            "Historical constraints\n• Evolution proceeds by small steps\n"
+            "– What is possible is guided by what has gone before\n"
+            "• Examples\n– Vestigial traits\n– Blind spot in the vertebrate eye\n")
+    hit = _hit("doc-p8-c0", text)
+    sentences = [Sentence(n, hit, a, b) for n, (a, b) in enumerate(sentence_spans(text), start=1)]
+    examples = next(s for s in sentences if s.text.startswith("• Examples"))
+    assert examples.heading == "Historical constraints"
+    assert f"[{examples.label}] (Historical constraints) • Examples" in evidence_block(sentences)
+    # A heading opens its own bullets' sentence, never ends the bullet before it.
+    assert [s.text[:22] for s in sentences[:2]] == ["Tradeoffs • Much of ad", "Historical constraints"]
+    prose = _hit("doc-p1-c0", "Entropy\nThe entropy of a perfect crystal is zero at 0 K.")
+    assert Sentence(1, prose, 8, len(prose.text)).heading == "", "only a bullet sits under a heading"
+
+
 def test_sentence_boxes_come_from_its_own_words_only():
     text = "First line here. Second sentence sits on the next line."
     words = [[0, 5, 10, 100, 40, 110], [6, 10, 45, 100, 80, 110], [11, 16, 85, 100, 120, 110],

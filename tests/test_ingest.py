@@ -20,7 +20,7 @@ def test_course_pdf_is_ingested_with_model_identity(tmp_path):
     assert (result.kind, result.status, result.pages) == ("text", "ready", 19)
     assert result.chunks >= 19
     doc = pipe.document(result.doc_id)
-    assert (doc["embedding_model"], doc["embedding_dim"]) == ("test:hash-64", 64)
+    assert (doc["embedding_model"], doc["embedding_dim"]) == ("test:hash-256", 256)
     stored = pipe.store.query("SELECT count(*) FROM embeddings e JOIN chunks c ON c.id = e.chunk_id "
                               "WHERE c.doc_id = ?", [result.doc_id])[0][0]
     assert stored == result.chunks

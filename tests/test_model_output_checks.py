@@ -30,7 +30,7 @@ def assert_nothing_stored(pipe, tmp_path):
 @pytest.mark.parametrize("embedder, message", [(OneShort(), "usable vectors for"), (WithNaN(), "NaN")])
 def test_bad_vectors_name_the_model_and_store_nothing(tmp_path, embedder, message):
     pipe = make_pipeline(tmp_path, embedder=embedder)
-    with pytest.raises(ModelOutputError, match=f"test:hash-64.*{message}|{message}"):
+    with pytest.raises(ModelOutputError, match=f"test:hash-256.*{message}|{message}"):
         pipe.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", pipe.create_subject("S"))
     assert_nothing_stored(pipe, tmp_path)
 

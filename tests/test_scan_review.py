@@ -69,7 +69,7 @@ def test_a_scan_release_with_a_resized_embedder_is_refused_and_loses_no_review(s
     """Vectors of two sizes under one model name once broke every question in the subject."""
     from citetutor.errors import EmbeddingMismatch
     from tests.corpus import MIT
-    scan.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", scan.subject_id)  # 64-number vectors
+    scan.upload(corpus_file(*MIT).read_bytes(), "mit.pdf", scan.subject_id)  # 256-number vectors
     scan.run_ocr(scan.doc.doc_id)
     for page_no in range(1, 6):
         scan.review_page(scan.doc.doc_id, page_no, PAGES[page_no - 1], "approved")
@@ -77,8 +77,8 @@ def test_a_scan_release_with_a_resized_embedder_is_refused_and_loses_no_review(s
     with pytest.raises(EmbeddingMismatch, match="Re-embed"):
         scan.review_page(scan.doc.doc_id, 6, "", "blank")
     sizes = scan.store.query("SELECT DISTINCT len(vector) FROM embeddings")
-    assert sizes == [(64,)], "no vector of the other size was stored"
+    assert sizes == [(256,)], "no vector of the other size was stored"
     assert [p["review_state"] for p in scan.scan_pages(scan.doc.doc_id)] == ["approved"] * 5 + ["blank"]
-    scan.models.embedder.dim = 64  # the model is put back: the release goes through
+    scan.models.embedder.dim = 256  # the model is put back: the release goes through
     assert scan.review_page(scan.doc.doc_id, 6, "", "blank") is True
     assert _hits(scan), "and the subject answers questions again"

@@ -324,14 +324,37 @@ def _pipe_with(tmp_path, judge):
     return pipe
 
 
-def test_blind_solve_on_other_sentences_with_other_words_is_disagreement(pipe):
+def test_a_blind_answer_the_judge_finds_the_evidences_answer_refuses_a_draft_in_other_words(tmp_path):
+    # Draft and blind solve share no sentence and no wording: the judge weighs the two answers
+    # against the evidence, and here it finds the blind solver's the evidence's answer.
+    judge = OverlapJudge(wrong=lambda statement: "inward" in statement.lower())
+    pipe = _pipe_with(tmp_path, judge)
+
     def elsewhere(messages):
-        number, _ = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
-        return BlindSolve(answer="Photosynthesis.", sentences=[number])
+        number, text = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
+        return BlindSolve(answer=text[:150], sentences=[number])
     pipe.models.drafter.enqueue(quoting_draft(), quoting_draft(drop_words=1), quoting_draft(drop_words=2))
     pipe.models.verifier.enqueue(elsewhere)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.reasons == ["blind_disagrees"] * 3
+    asked = [t for t in judge.calls if "Two answers" in t]
+    assert len(asked) == 6, "each draft weighed in both orders"
+    assert any(t.index("A: ") < t.index("inward") < t.index("B: ") for t in asked)  # draft first...
+    assert any(t.index("B: ") < t.index("inward") for t in asked)  # ... and second
+
+
+def test_a_blind_answer_the_evidence_does_not_give_no_longer_refuses_a_quoted_draft(pipe):
+    # The 0.5B answered "2T + W = 0" to when the virial mass is wrong, and the right draft was
+    # refused for not sharing its words; the judge finds the draft's the evidence's answer.
+    def elsewhere(messages):
+        number, _ = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
+        return BlindSolve(answer="Photosynthesis.", sentences=[number])
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(elsewhere)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.form == "checked" and result.reasons == []
+    judged = [s for s in result.spans if s["name"] == "support_check"]
+    assert judged and judged[0]["outcome"] == "ok"
 
 
 def test_blind_solve_that_finds_no_sentence_refuses(pipe):
