@@ -106,12 +106,18 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
 def number_sentences(gate: Gate, trace, question: str, found: Retrieval) -> tuple[list[Sentence], float]:
     """The evidence sentences and the best one's cosine (the pre-gate's second half), as one span."""
     with trace.span("evidence") as span:
-        sentences = number_evidence(found.hits, question, gate.embedder,
-                                    gate.limits.evidence_sentences)
+        sentences = evidence_sentences(gate, question, found)
         best = max((s.cosine for s in sentences), default=0.0)
         passed = best >= gate.limits.min_sentence_relevance
         span.record(outcome="ok" if passed else "rejected", reason=None if passed else Reason.LOW_RELEVANCE)
     return sentences, best
+
+
+def evidence_sentences(gate: Gate, question: str, found: Retrieval) -> list[Sentence]:
+    """The numbered evidence sentences the models read (none below the chunk floor)."""
+    if not found.supported:
+        return []
+    return number_evidence(found.hits, question, gate.embedder, gate.limits.evidence_sentences)
 
 
 def _gated(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from citetutor.devtools.evaluation import NEAR_MISS, SUPPORTED, UNRELATED, QuestionSet, ingest_set
-from citetutor.evidence import number_evidence
 from citetutor.retrieval import Scope
+from citetutor.tutor import evidence_sentences
 
 FLOORS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55)
 
@@ -37,10 +37,8 @@ def measure_set(pipe, qset: QuestionSet,
     gate = pipe.gate
     rows = []
     for case in qset.cases:
-        found = gate.search(case.question, Scope(subject))
         # Below the chunk floor the tutor refuses before numbering sentences: cosine 0 here.
-        sentences = (number_evidence(found.hits, case.question, gate.embedder,
-                                     gate.limits.evidence_sentences) if found.supported else [])
+        sentences = evidence_sentences(gate, case.question, gate.search(case.question, Scope(subject)))
         # The key is "in evidence" when one sentence on an expected page states a key fact:
         # below that, no floor and no gate can give a right answer.
         key_in = any(s.hit.page_no in case.pages and case.states_a_key_fact(s.text) for s in sentences)
