@@ -55,8 +55,22 @@ def antonym_flips(text: str) -> list[str]:
             flipped = text[:m.start()] + _cased(opposite, m.group()) + text[m.end():]
             (auxiliary if m.group().lower() in AUXILIARY else content).append(flipped)
     # Then opposite content words ("positive" for "negative"); a plain "is not" last.
-    flips = [_answer_flipped(f) for f in foils + content + auxiliary]
+    flips = [_answer_flipped(f) for f in foils + content + auxiliary] or _denied(text)
     return list(dict.fromkeys(f for f in flips if f != text))
+
+
+def _denied(text: str) -> list[str]:
+    """A "Yes" answer with no word to flip, denied whole: "No, it is not true that ...".
+
+    "Yes, fitness in biology means being strong and surviving" has no auxiliary or antonym to
+    flip, so it went to the judge with nothing to beat and was shown, where the notes say
+    fitness means reproductive success.
+    """
+    m = _YES_NO.match(text)
+    if not m or m.group(2).lower() != "yes":
+        return []
+    rest = text[m.end():].lstrip(" ,.;:!-")
+    return [f"{m.group(1)}{_cased('no', m.group(2))}, it is not true that {rest[:1].lower()}{rest[1:]}"] if rest else []
 
 
 _YES_NO = re.compile(r"^(\W*)(yes|no)\b", re.IGNORECASE)

@@ -79,6 +79,10 @@ def test_a_yes_or_no_answer_flips_with_its_statement():
     assert foils_of(claim)[0] == "No, fitness in biology does not mean being strong and surviving."
     assert antonym_flips("No, heat does not flow by itself from cold to hot.")[0] == \
         "Yes, heat does flow by itself from cold to hot."
+    # With no word to flip, a "Yes" is denied whole (the eval showed this one as verified).
+    assert foils_of("Yes, fitness in biology means being strong and surviving") == [
+        "No, it is not true that fitness in biology means being strong and surviving"]
+    assert foils_of("No, fitness means reproductive success") == []
 
 
 def test_a_claim_that_beats_its_flip_by_a_hair_does_not_hold():
