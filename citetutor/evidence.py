@@ -118,16 +118,29 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _unique_sentences(hits: list[Hit]) -> list[tuple[Hit, int, int]]:
-    """(chunk, start, end) of every sentence of the chunks, without overlap repeats."""
-    seen: set[str] = set()
+    """(chunk, start, end) of every sentence of the chunks, without overlap repeats.
+
+    Neighbouring chunks overlap, and a chunk that starts mid-slide glues the last words of the
+    bullet before onto a sentence ("become more common Fitness • “Survival of the fittest” ..."):
+    a sentence of another chunk that holds, or is held in, one already numbered is a repeat.
+    Two copies of one sentence took two of the twelve places and split the models' citations.
+    """
+    seen: dict[str, str] = {}  # sentence text -> the chunk it was numbered from
     found: list[tuple[Hit, int, int]] = []
     for hit in hits:
         for start, end in sentence_spans(hit.text):
             key = " ".join(hit.text[start:end].lower().split())
-            if key not in seen:  # neighbouring chunks overlap
-                seen.add(key)
-                found.append((hit, start, end))
+            if key in seen or any(_repeats(key, other) for other, chunk in seen.items() if chunk != hit.id):
+                continue
+            seen[key] = hit.id
+            found.append((hit, start, end))
     return found
+
+
+def _repeats(one: str, other: str) -> bool:
+    """Whether one sentence text holds the other whole (and the held one is a real sentence)."""
+    shorter, longer = sorted((one, other), key=len)
+    return len(shorter) >= MIN_SENTENCE_CHARS and shorter in longer
 
 
 def number_evidence(hits: list[Hit], question: str, embedder: Embedder,

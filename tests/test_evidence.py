@@ -85,6 +85,16 @@ def test_number_evidence_drops_overlap_repeats_and_puts_the_closest_first():
     assert number_evidence([a, b], "period", HashEmbedder(), 2)[1].number == 2
 
 
+def test_a_sentence_an_overlapping_chunk_glued_words_onto_is_numbered_once():
+    first = _hit("doc-p4-c0", "• Traits with good reproductive success become more common\n"
+                 "Fitness\n• “Survival of the fittest” is not a very good name for this process")
+    second = _hit("doc-p4-c1", "become more common\nFitness\n• “Survival of the fittest” is not a "
+                  "very good name for this process\n• Fitness is average reproductive success, given traits")
+    texts = [s.text for s in number_evidence([first, second], "fitness", HashEmbedder(), 12)]
+    assert sum("Survival of the fittest" in t for t in texts) == 1
+    assert any(t.startswith("• Fitness is average") for t in texts), "the rest of the chunk is kept"
+
+
 def test_evidence_block_numbers_sentences_without_pages():
     hit = _hit("doc-p3-c0", "Velocity is tangent.\nIt never points inward at all.")
     block = evidence_block([Sentence(1, hit, 0, len(hit.text))])
