@@ -135,6 +135,7 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
             # price discrimination and to "Learner notes suggest ...", so no judge decides here.
             raise Rejected(Reason.UNCOVERED_CLAIM, uncovered_detail(number, claim, question, sentences))
         if not covers(new, claim.sentences, sentences, 1.0):
+            _guard_words_elsewhere(number, claim, new, sentences)
             uncovered.append(number)
         _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
     if embedder is not None:
@@ -167,6 +168,24 @@ def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[S
     words = unfounded(claim.text, new, cited)[:6]
     said = f"says {', '.join(words)}, which {cites} do not say." if words else f"is not what {cites} say."
     return f"Claim {number} {said}{hint}"
+
+
+# An uncited sentence holding this much more of a claim's new words than its cited ones do,
+# and most of them, is where the claim comes from.
+WORDS_ELSEWHERE = 0.25
+
+
+def _guard_words_elsewhere(number: int, claim: Claim, new: set[str], sentences: list[Sentence]) -> None:
+    """A claim whose words another sentence holds far better than its own is mis-cited, not a
+    paraphrase: the judge once found a slide's bare headings to state what the next page of the
+    build adds, and the answer cited the page without it."""
+    own = len(new & stems_of(claim.sentences, sentences)) / len(new)
+    for sentence in sentences:
+        share = len(new & set(stems(sentence.text))) / len(new)
+        if sentence.number not in claim.sentences and share >= max(0.6, own + WORDS_ELSEWHERE):
+            raise Rejected(Reason.UNCOVERED_CLAIM,
+                           f"Claim {number} is what {sentence.label} says, not what "
+                           f"{', '.join(f'S{n}' for n in claim.sentences)} say.")
 
 
 # A claim this much closer in meaning (cosine) to an uncited sentence than to its own is that

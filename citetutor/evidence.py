@@ -122,18 +122,23 @@ def _unique_sentences(hits: list[Hit]) -> list[tuple[Hit, int, int]]:
 
     Neighbouring chunks overlap, and a chunk that starts mid-slide glues the last words of the
     bullet before onto a sentence ("become more common Fitness • “Survival of the fittest” ..."):
-    a sentence of another chunk that holds, or is held in, one already numbered is a repeat.
+    a sentence of another chunk that is held in one already numbered is a repeat, and one that
+    holds it takes its place (the fuller text: a slide build's page 41 holds only the headings
+    that page 48 continues with "More context features are bound to the item ...").
     Two copies of one sentence took two of the twelve places and split the models' citations.
     """
-    seen: dict[str, str] = {}  # sentence text -> the chunk it was numbered from
     found: list[tuple[Hit, int, int]] = []
+    keys: list[str] = []
     for hit in hits:
         for start, end in sentence_spans(hit.text):
             key = " ".join(hit.text[start:end].lower().split())
-            if key in seen or any(_repeats(key, other) for other, chunk in seen.items() if chunk != hit.id):
-                continue
-            seen[key] = hit.id
-            found.append((hit, start, end))
+            other = [i for i, k in enumerate(keys) if k == key or
+                     (found[i][0].id != hit.id and _repeats(key, k))]
+            if not other:
+                keys.append(key)
+                found.append((hit, start, end))
+            elif len(key) > len(keys[other[0]]):
+                keys[other[0]], found[other[0]] = key, (hit, start, end)
     return found
 
 

@@ -95,6 +95,16 @@ def test_a_sentence_an_overlapping_chunk_glued_words_onto_is_numbered_once():
     assert any(t.startswith("• Fitness is average") for t in texts), "the rest of the chunk is kept"
 
 
+def test_a_slide_build_keeps_its_fullest_page():
+    # Psychology slides 41 and 48: one build, page 41 only the headings; the eval cited it for
+    # what page 48 adds. The fuller sentence takes the place of the one it holds.
+    build = "Stimulus Sampling Theory & Spacing\nMassed Practice\nSpaced Practice"
+    heads, full = _hit("doc-p41-c0", build), _hit("doc-p48-c0", build + "\nMore context features are "
+                                                   "bound to the item following spaced practice.")
+    sentences = number_evidence([heads, full], "spacing", HashEmbedder(), 12)
+    assert [(s.hit.id, s.text[-8:]) for s in sentences] == [("doc-p48-c0", "ractice.")]
+
+
 def test_evidence_block_numbers_sentences_without_pages():
     hit = _hit("doc-p3-c0", "Velocity is tangent.\nIt never points inward at all.")
     block = evidence_block([Sentence(1, hit, 0, len(hit.text))])

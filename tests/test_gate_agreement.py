@@ -161,3 +161,19 @@ def test_a_sentence_states_an_answer_when_it_holds_what_the_answer_adds_to_the_q
     assert states_answer("Evolution will occur if there is: heritable variation in traits; selection "
                          "(differential reproductive success) based on these traits",
                          long_answer, "What needs to be true for natural selection to happen?")
+
+
+def test_a_claim_another_sentence_holds_far_better_than_its_own_is_mis_cited():
+    from citetutor.checks import Rejected, guard
+    from citetutor.schemas import Claim, Draft
+    # The psychology eval's shown hint: S1 is slide 41 of a build, S2 slide 48 that completes it.
+    heads = "Stimulus Sampling Theory & Spacing Massed Practice Spaced Practice"
+    evidence = _numbered(heads, heads + " More context features are bound to the item following "
+                         "spaced practice.", cosine=0.7)
+    question = "Hint please: why would spacing practice out give me more ways to remember something later?"
+    claim = heads + " More context features are bound to the item following spaced practice."
+    with pytest.raises(Rejected) as refused:
+        guard(question, Draft(claims=[Claim(text=claim, sentences=[1])]), evidence, 0.4, 0.45, "hint")
+    assert refused.value.code == "uncovered_claim" and "is what S2 says" in refused.value.detail
+    # Cited where its words are, it passes the code checks.
+    assert guard(question, Draft(claims=[Claim(text=claim, sentences=[1, 2])]), evidence, 0.4, 0.45, "hint") == []
