@@ -177,7 +177,9 @@ def test_the_time_budget_stops_the_search_and_says_how_many_were_found(pipe):
 def test_mixed_kinds_start_with_multiple_choice_and_each_kind_is_tried(pipe):
     pipe.models.judge.enqueue(knowing_solver(pipe), knowing_solver(pipe))
     pipe.models.verifier.enqueue(agreeing_solver)
-    pipe.models.drafter.enqueue(short())
+    # The scripted key is its sentence's first four words ("The motions of the" planets around
+    # the sun), so the stem must not hold them: a key restating the stem is refused.
+    pipe.models.drafter.enqueue(short(stem="What goes around the sun on a nearly circular path?"))
     result = pipe.quiz(pipe.doc.doc_id, 1, 4, count=3)
     assert [i.candidate.kind for i in result.items] == ["mcq", "cloze", "short"]
 
