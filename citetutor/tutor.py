@@ -7,6 +7,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Literal
 
 from citetutor import answer_cache, prompts
@@ -283,13 +284,8 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
     """After the code checks: agreement with the blind solve, then each claim's meaning."""
     if not agrees_with_blind(gate.embedder, question, draft, solved):
         on_stage("support_check", attempt)
-        with trace.span("support_check", model=gate.meaning_judge.name, attempt=attempt) as span:
-            verdict = judge_against_blind(gate.meaning_judge, sentences, question, draft.answer,
-                                          solved.answer)
-            span.record(outcome="ok" if verdict.holds else "rejected",
-                        reason=None if verdict.holds else Reason.BLIND_DISAGREES)
-        if seen is not None:
-            seen.append(verdict)
+        verdict = _judged(gate, trace, attempt, Reason.BLIND_DISAGREES, seen, partial(
+            judge_against_blind, gate.meaning_judge, sentences, question, draft.answer, solved.answer))
         if not verdict.holds:
             raise Rejected(Reason.BLIND_DISAGREES)
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
@@ -305,20 +301,26 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
     if not judged:
         return
     on_stage("support_check", attempt)
-    judge = gate.meaning_judge
     for number, claim in judged:
         # A claim in other words than its sentences that the judge did not find stated is
         # "uncovered"; one whose words are there but whose meaning lost to its flip, "unsupported".
         reason = Reason.UNCOVERED_CLAIM if number in uncovered else Reason.UNSUPPORTED_CLAIM
-        with trace.span("support_check", model=judge.name, attempt=attempt) as span:
-            verdict = judge_claim(judge, sentences, question, claim.text, claim.sentences,
-                                  words_held=number not in uncovered)
-            span.record(outcome="ok" if verdict.holds else "rejected",
-                        reason=None if verdict.holds else reason)
-        if seen is not None:
-            seen.append(verdict)
+        verdict = _judged(gate, trace, attempt, reason, seen, partial(
+            judge_claim, gate.meaning_judge, sentences, question, claim.text, claim.sentences,
+            words_held=number not in uncovered))
         if not verdict.holds:
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
+
+
+def _judged(gate: Gate, trace, attempt: int, reason: str, seen: list[Judgement] | None,
+            judging: Callable[[], Judgement]) -> Judgement:
+    """One meaning-judge verdict as a traced support_check span (`seen` collects it, for the flip test)."""
+    with trace.span("support_check", model=gate.meaning_judge.name, attempt=attempt) as span:
+        verdict = judging()
+        span.record(outcome="ok" if verdict.holds else "rejected", reason=None if verdict.holds else reason)
+    if seen is not None:
+        seen.append(verdict)
+    return verdict
 
 
 def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAnswer:
