@@ -8,6 +8,7 @@ import unicodedata
 
 from citetutor.evidence import NUMBER_WORDS, Sentence, stems
 from citetutor.foils import polarity_conflict
+from citetutor.formulas import unstated_formulas
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Claim, Draft
 from citetutor.states import Reason
@@ -27,10 +28,14 @@ QUESTION_FRAME = frozenset(stems(
 
 # Words that frame a claim ("you can use the formula ...") without stating a fact. "Yes"
 # answers a yes/no question and is free, like "no" (too short to count as a word at all);
-# "not" still counts, so a negated claim needs a negated sentence.
+# "not" still counts, so a negated claim needs a negated sentence. The joints of a sentence
+# ("because", "while", "they") are free too: "A monopoly can pick its own price because it is a
+# price maker, while ..." was refused for saying "because" and "while", which slides never do.
 CLAIM_FRAME = frozenset(stems(
     "can use using used find found formula equation given called known defined means also "
-    "which where there this these that then thus therefore yes"))
+    "which where there this these that then thus therefore yes "
+    "because since while whereas they their them its would will must have has had been being "
+    "into onto through than just too very such hence however"))
 
 
 class Rejected(Exception):
@@ -109,6 +114,51 @@ def same_meaning(embedder: Embedder, reference: str, other: str, question: str =
 # A sentence's label as the drafter sees it ("S1", "[S2]"), and anything a claim must hold besides.
 SENTENCE_LABEL = re.compile(r"\[?\bS\d+\b\]?")
 WORDS_BEYOND_LABELS = re.compile(r"[^\W_]{2,}|\d")
+# "S3 states that ...", "S1 says: '...'", "(S2)": the drafter naming its evidence in the claim.
+LABEL_FRAME = re.compile(r"^\s*(?:\[?S\d+\]?(?:\s*(?:,|and)\s*)?)+\s*"
+                         r"(?:says?|states?|shows?|explains?|notes?|mentions?)\s*(?:that\b)?\s*:?\s*", re.IGNORECASE)
+INLINE_LABEL = re.compile(r"\s*[\[(]S\d+(?:\s*(?:,|and)\s*S?\d+)*[\])]")
+QUOTES = "'\"‘’“”"
+
+
+def unlabelled(draft: Draft) -> Draft:
+    """The draft with its claims' references to sentence labels taken out: "S3 states that X"
+    is the claim X. The label is not a fact (its digit even failed the number check, "Claim 1
+    states 3"), and a learner reads the claim without the numbered evidence beside it."""
+    return draft.model_copy(update={"claims": [
+        claim.model_copy(update={"text": _without_labels(claim.text)}) for claim in draft.claims]})
+
+
+def _without_labels(text: str) -> str:
+    framed = LABEL_FRAME.match(text)
+    bare = INLINE_LABEL.sub("", text[framed.end():] if framed else text).strip()
+    if framed and len(bare) > 2 and bare[0] in QUOTES and bare.rstrip(".")[-1] in QUOTES:
+        bare = bare.rstrip(".")[1:-1].strip()
+    return bare[:1].upper() + bare[1:] if WORDS_BEYOND_LABELS.search(bare) else text
+
+
+# The words a sentence puts before a span that would turn the span's meaning around.
+NEGATING = frozenset({"no", "not", "never", "nor", "without", "cannot"})
+MIN_VERBATIM_WORDS = 6
+_FLAT_WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+def verbatim(claim: Claim, sentences: list[Sentence]) -> bool:
+    """Whether a claim is a run of at least six words of its cited sentences, word for word,
+    not cut from behind a negation: it then says what they say, and a foil judge has nothing to
+    decide (the 1.5B gave a copied sentence only 0.29 nats over its own negation)."""
+    words = [w.lower() for w in _FLAT_WORDS.findall(claim.text)]
+    if len(words) < MIN_VERBATIM_WORDS:
+        return False
+    for sentence in sentences:
+        if sentence.number not in claim.sentences:
+            continue
+        held = [w.lower() for w in _FLAT_WORDS.findall(sentence.text)]
+        for start in range(len(held) - len(words) + 1):
+            if held[start:start + len(words)] == words and (start == 0 or held[start - 1] not in NEGATING
+                                                             and not held[start - 1].endswith("n't")):
+                return True
+    return False
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
@@ -137,7 +187,8 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
         if not covers(new, claim.sentences, sentences, 1.0):
             _guard_words_elsewhere(number, claim, new, sentences)
             uncovered.append(number)
-        _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences))
+        _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences), sentences,
+                       question)
     if embedder is not None:
         _guard_closer_elsewhere(embedder, draft, sentences)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
@@ -162,12 +213,18 @@ def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[S
     new = new_words(claim.text, question)
     cited = stems_of(claim.sentences, sentences)
     best = max(sentences, key=lambda s: (len(new & set(stems(s.text))), -s.number))
-    hint = (f' {best.label} says: "{best.text[:200]}"'
-            if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
+    # Named only, the sentence was not re-cited: the 1.5B kept citing S3 for "smaller standard
+    # errors" three times while told each time that S6 says "Bigger sample -> smaller SEs".
+    hint = (pointer(best) if best.number not in claim.sentences and (new - cited) & set(stems(best.text)) else "")
     cites = ", ".join(f"S{n}" for n in claim.sentences)
     words = unfounded(claim.text, new, cited)[:6]
     said = f"says {', '.join(words)}, which {cites} do not say." if words else f"is not what {cites} say."
     return f"Claim {number} {said}{hint}"
+
+
+def pointer(sentence: Sentence) -> str:
+    """Feedback naming the sentence a claim's words come from, and what it says."""
+    return f' {sentence.label} says: "{sentence.text[:200]}" Cite {sentence.label} if your claim comes from it.'
 
 
 # An uncited sentence holding this much more of a claim's new words than its cited ones do,
@@ -207,11 +264,24 @@ def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Se
                            f"{', '.join(f'S{n}' for n in claim.sentences)} say.")
 
 
-def _guard_numbers(number: int, claim: str, cited: str) -> None:
-    """Every number a claim states must appear in its cited sentences."""
-    missing = numbers_in(claim) - numbers_in(cited)
+def _guard_numbers(number: int, claim: str, cited: str, sentences: list[Sentence], question: str) -> None:
+    """Every number a claim states must appear in its cited sentences (or restate the
+    question's: "two companies"), and every formula it writes out: each digit of a changed
+    formula can still be there.
+
+    The drafter is told which sentence states a missing number: told only that the number was
+    not in its sentences, the 1.5B cited the same two three times over for "12 weeks", which a
+    third sentence held ("Test after 12 week delay")."""
+    missing = numbers_in(claim) - numbers_in(cited) - numbers_in(question)
     if missing:
-        raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE, f"Claim {number} states {', '.join(sorted(missing))}.")
+        holder = next((s for s in sentences if missing <= numbers_in(s.text)), None)
+        hint = pointer(holder) if holder else ""
+        raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE,
+                       f"Claim {number} states {', '.join(sorted(missing))}.{hint}")
+    changed = unstated_formulas(claim, cited)
+    if changed:
+        raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE, f"Claim {number} writes {changed[0]}, which its "
+                       "sentences do not; copy the formula as the sentence writes it.")
 
 
 def numbers_in(text: str) -> set[str]:
@@ -246,6 +316,23 @@ def no_choice(picked: list[int]) -> bool:
     """
     run = sorted(picked) == list(range(min(picked), max(picked) + 1)) if picked else False
     return run and (len(picked) >= 3 or (len(picked) == 2 and min(picked) == 1))
+
+
+# Small words a slide title keeps in lower case ("Repetition and Spacing").
+TITLE_JOINS = frozenset("a an and as at by for in of on or the to vs".split())
+_TITLE_WORDS = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def abstains(answer: str) -> bool:
+    """Whether a blind answer is a slide title copied instead of an answer ("Monopoly
+    Conditions", "Repetition and Spacing", "First Survey Experiment"): at most five words, each
+    capitalised but the joins, no number. Weighed against such a title, the judge preferred it
+    to a right draft ("A market must have a unique product without close substitutes"), so the
+    solver is taken to have found no answer; "Yes" and "No" are answers."""
+    words = _TITLE_WORDS.findall(answer)
+    if not words or len(words) > 5 or re.search(r"\d", answer) or words[0].lower() in ("yes", "no"):
+        return False
+    return all(w[0].isupper() or w.lower() in TITLE_JOINS for w in words)
 
 
 def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve) -> bool:

@@ -11,7 +11,17 @@ from functools import partial
 from typing import Callable, Literal
 
 from citetutor import answer_cache, prompts
-from citetutor.checks import Rejected, agrees_with_blind, guard, holding_words, new_words, uncovered_detail
+from citetutor.checks import (
+    Rejected,
+    abstains,
+    agrees_with_blind,
+    guard,
+    holding_words,
+    new_words,
+    uncovered_detail,
+    unlabelled,
+    verbatim,
+)
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
@@ -281,8 +291,13 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
                  solved: BlindSolve, uncovered: list[int], attempt: int,
                  on_stage: StageCallback = ignore_stage, seen: list[Judgement] | None = None) -> None:
-    """After the code checks: agreement with the blind solve, then each claim's meaning."""
-    if not agrees_with_blind(gate.embedder, question, draft, solved):
+    """After the code checks: agreement with the blind solve, then each claim's meaning.
+
+    A blind solve that only copied a slide title found no answer to agree or disagree with:
+    then every claim, not just those the words cannot vouch for, goes to the meaning judge."""
+    if abstains(solved.answer):
+        uncovered = list(range(1, len(draft.claims) + 1))
+    elif not agrees_with_blind(gate.embedder, question, draft, solved):
         on_stage("support_check", attempt)
         verdict = _judged(gate, trace, attempt, Reason.BLIND_DISAGREES, seen, partial(
             judge_against_blind, gate.meaning_judge, sentences, question, draft.answer, solved.answer))
@@ -297,7 +312,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
     """Each claim the words cannot vouch for, or that has a flip, goes to the meaning judge
     (`seen` collects its judgements, for the flip test)."""
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
-              if number in uncovered or foils_of(claim.text)]
+              if number in uncovered or (foils_of(claim.text) and not verbatim(claim, sentences))]
     if not judged:
         return
     on_stage("support_check", attempt)
@@ -347,7 +362,7 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
     if feedback:
         user += prompts.DRAFT_RETRY.format(feedback=feedback)
     messages = [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
-    return traced_call(gate.drafter, trace, "draft", messages, Draft, attempt)
+    return unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt))
 
 
 def solve_blind(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:

@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 
 from citetutor.config import Settings
+from citetutor.evidence import Sentence
 from citetutor.models.factory import ModelSet
 from citetutor.pipeline import Pipeline
+from citetutor.retrieval import Hit
 from citetutor.schemas import BlindSolve, Claim, Draft
 from tests.fakes import HashEmbedder, OverlapJudge, ScriptedChat, ScriptedOcr
 
@@ -23,6 +25,12 @@ def make_pipeline(tmp_path: Path, embedder=None, ocr=None, judge=None, **setting
 # --- scripted replies for the answer gate ----------------------------------------------------
 
 SENTENCE_LINE = re.compile(r"^\[S(\d+)\] (.*)$", re.MULTILINE)
+
+
+def numbered(*texts: str, cosine: float = 0.0) -> list[Sentence]:
+    """Evidence sentences S1.. from whole texts, one chunk each, `cosine` close to the question."""
+    return [Sentence(n, Hit(f"d-p1-c{n}", "d", "Notes", 1, t, "[]"), 0, len(t), cosine)
+            for n, t in enumerate(texts, start=1)]
 
 
 def evidence_sentences(messages: list[dict]) -> list[tuple[int, str]]:
@@ -43,12 +51,15 @@ def page_of(store, sentence: str) -> int:
     raise AssertionError(f"no chunk holds {sentence!r}")
 
 
-def quoting_draft(word: str = "inward", drop_words: int = 0):
+def quoting_draft(word: str = "inward", drop_words: int = 0, reworded: bool = False):
     """A drafter reply: one claim that quotes (and cites) the sentence containing `word`,
-    less its last `drop_words` words (a retry that differs from the draft before it)."""
+    less its last `drop_words` words (a retry that differs from the draft before it);
+    `reworded` swaps its first two words, so it is no longer word for word and is judged."""
     def reply(messages: list[dict]) -> Draft:
         number, text = sentence_with(messages, word)
         words = text[:240].split()
+        if reworded:
+            words[:2] = words[1::-1]
         return Draft(claims=[Claim(text=" ".join(words[:len(words) - drop_words]), sentences=[number])])
     return reply
 

@@ -5,6 +5,7 @@ import pytest
 
 from citetutor.checks import same_meaning, states_answer
 from tests.fakes import HashEmbedder
+from tests.helpers import numbered
 
 QUESTION = "In which direction does the velocity point for an object moving in a circle?"
 BLIND = "The direction of the velocity is always tangent to the circle."
@@ -35,12 +36,12 @@ def test_the_topic_check_ignores_how_a_question_is_phrased():
 
     from citetutor.checks import Rejected, _guard_topic
     question = "How could I build a dynamic array out of a static array?"
-    _guard_topic(question, _numbered("1) Create a static array with an initial capacity. 3) If adding "
+    _guard_topic(question, numbered("1) Create a static array with an initial capacity. 3) If adding "
                                      "another element will exceed the capacity, then create a new "
                                      "static array with twice the capacity and copy the original "
                                      "elements into it."), 0.45)
     with pytest.raises(Rejected):
-        _guard_topic(question, _numbered("Elements in A are referenced by their index."), 0.45)
+        _guard_topic(question, numbered("Elements in A are referenced by their index."), 0.45)
 
 
 def test_a_sentence_close_in_meaning_is_on_topic_whatever_words_it_uses():
@@ -48,23 +49,15 @@ def test_a_sentence_close_in_meaning_is_on_topic_whatever_words_it_uses():
 
     from citetutor.checks import Rejected, _guard_topic
     question = "Why does it speed up?"
-    close = _numbered("The object accelerates because a net force acts on it.", cosine=0.62)
+    close = numbered("The object accelerates because a net force acts on it.", cosine=0.62)
     _guard_topic(question, close, 0.45)  # no shared word: "speed up" is the notes' "accelerates"
     with pytest.raises(Rejected):
-        _guard_topic(question, _numbered("The object accelerates.", cosine=0.2), 0.45)
-
-
-def _numbered(*texts: str, cosine: float = 0.0):
-    """Evidence sentences S1.. from whole texts, one chunk each, `cosine` close to the question."""
-    from citetutor.evidence import Sentence
-    from citetutor.retrieval import Hit
-    return [Sentence(n, Hit(f"d-p1-c{n}", "d", "Notes", 1, t, "[]"), 0, len(t), cosine)
-            for n, t in enumerate(texts, start=1)]
+        _guard_topic(question, numbered("The object accelerates.", cosine=0.2), 0.45)
 
 
 # The MIT eval's real case: the blind solver chose S1-S3 and answered "tangent"; the drafter,
 # told "radius" was unfounded, cited S5 for it and kept S1 and S3.
-VELOCITY = _numbered(
+VELOCITY = numbered(
     "In circular motion the direction of velocity and acceleration are not the same.",
     "Recall that the direction of the velocity is always tangent to the circle.",
     "Figure 6.4 Direction of the velocity for circular motion.",
@@ -104,7 +97,7 @@ def test_a_run_of_numbers_is_no_choice_so_only_the_same_answer_agrees():
 def test_a_claim_that_names_a_sentence_instead_of_stating_it_is_refused(claim):
     from citetutor.checks import Rejected, guard
     from citetutor.schemas import Claim, Draft
-    evidence = _numbered("Cohen's d: small 0.2, medium 0.5, large 0.8.", "Effects are mostly small.",
+    evidence = numbered("Cohen's d: small 0.2, medium 0.5, large 0.8.", "Effects are mostly small.",
                          "Power is the true positive rate.", cosine=0.7)
     question = "What Cohen's d counts as a medium-sized effect?"
     with pytest.raises(Rejected) as refused:
@@ -127,7 +120,7 @@ def test_answers_holding_opposite_words_disagree_whatever_they_share():
 
 def test_yes_answers_a_yes_no_question_but_not_needs_its_sentence():
     from citetutor.checks import covers, new_words
-    evidence = _numbered("Array indexing is zero-based, meaning the first element is found in position zero.")
+    evidence = numbered("Array indexing is zero-based, meaning the first element is found in position zero.")
     question = "Is array indexing zero-based?"
     assert covers(new_words("Yes, array indexing is zero-based.", question), [1], evidence, 0.6)
     assert not covers(new_words("Yes, array indexing is not zero-based.", question), [1], evidence, 0.6)
@@ -168,7 +161,7 @@ def test_a_claim_another_sentence_holds_far_better_than_its_own_is_mis_cited():
     from citetutor.schemas import Claim, Draft
     # The psychology eval's shown hint: S1 is slide 41 of a build, S2 slide 48 that completes it.
     heads = "Stimulus Sampling Theory & Spacing Massed Practice Spaced Practice"
-    evidence = _numbered(heads, heads + " More context features are bound to the item following "
+    evidence = numbered(heads, heads + " More context features are bound to the item following "
                          "spaced practice.", cosine=0.7)
     question = "Hint please: why would spacing practice out give me more ways to remember something later?"
     claim = heads + " More context features are bound to the item following spaced practice."
@@ -177,3 +170,64 @@ def test_a_claim_another_sentence_holds_far_better_than_its_own_is_mis_cited():
     assert refused.value.code == "uncovered_claim" and "is what S2 says" in refused.value.detail
     # Cited where its words are, it passes the code checks.
     assert guard(question, Draft(claims=[Claim(text=claim, sentences=[1, 2])]), evidence, 0.4, 0.45, "hint") == []
+
+
+def test_a_number_its_sentences_lack_is_refused_naming_the_sentence_that_states_it():
+    from citetutor.checks import Rejected, guard
+    from citetutor.schemas import Claim, Draft
+    evidence = numbered("Roediger & Karpicke (2006) gave subjects a text passage to learn.",
+                        "Test'after'12week'delay • Studying what you already know is ineffective.", cosine=0.6)
+    question = "How long after learning did Roediger and Karpicke test people?"
+    with pytest.raises(Rejected) as refused:
+        later = Claim(text="Subjects learned a text passage, tested 12 weeks later.", sentences=[1])
+        guard(question, Draft(claims=[later]), evidence, 0.4, 0.45, "explain")
+    assert refused.value.code == "number_not_in_evidence"
+    assert refused.value.detail.startswith("Claim 1 states 12. S2 says:"), "the drafter learns where 12 is"
+
+
+@pytest.mark.parametrize("written, claim", [
+    ("S3 states that some effects are not detectable.", "Some effects are not detectable."),
+    ("S1 says: 'Small: 0.2; Medium: 0.5'", "Small: 0.2; Medium: 0.5"),
+    ("S1 and S2 show that a medium effect is 0.5 [S2].", "A medium effect is 0.5."),
+    ("A medium effect is 0.5 (S1).", "A medium effect is 0.5."),
+    ("S1", "S1"),  # nothing but a label: left for the check that refuses it
+])
+def test_the_drafters_references_to_sentence_labels_are_taken_out_of_its_claims(written, claim):
+    from citetutor.checks import unlabelled
+    from citetutor.schemas import Claim, Draft
+    assert unlabelled(Draft(claims=[Claim(text=written, sentences=[1])])).claims[0].text == claim
+
+
+def test_a_claim_copied_word_for_word_is_verbatim_unless_cut_from_behind_a_negation():
+    from citetutor.checks import verbatim
+    from citetutor.schemas import Claim
+    evidence = numbered("Circular Logic: No independent measure of depth other than subsequent memory performance.",
+                        "Intentional encoding no better than incidental deep encoding for later memory.")
+    assert verbatim(Claim(text="No independent measure of depth other than subsequent memory performance",
+                          sentences=[1]), evidence)
+    assert not verbatim(Claim(text="independent measure of depth other than subsequent memory performance",
+                              sentences=[1]), evidence), "the sentence says there is none"
+    assert not verbatim(Claim(text="better than incidental deep encoding for later memory", sentences=[2]), evidence)
+    assert verbatim(Claim(text="Intentional encoding no better than incidental deep encoding", sentences=[2]), evidence)
+    assert not verbatim(Claim(text="No independent measure of depth other than subsequent memory",
+                              sentences=[2]), evidence), "word for word, but of an uncited sentence"
+    assert not verbatim(Claim(text="No independent measure of depth", sentences=[1]), evidence), "too short"
+
+
+@pytest.mark.parametrize("answer, title", [
+    ("Monopoly Conditions", True), ("Repetition and Spacing", True), ("First Survey Experiment", True),
+    ("Yes", False), ("No", False), ("The variance increases.", False), ("S = k ln W", False),
+    ("100 generations", False),
+])
+def test_a_blind_answer_that_is_a_slide_title_abstains(answer, title):
+    from citetutor.checks import abstains
+    assert abstains(answer) is title
+
+
+def test_a_number_the_question_states_is_not_the_claims_own():
+    from citetutor.checks import guard
+    from citetutor.schemas import Claim, Draft
+    evidence = numbered("Courts use market definition to judge mergers between companies.", cosine=0.6)
+    question = "What test do courts use nowadays to decide whether to let two companies merge?"
+    claim = Claim(text="Courts use market definition to decide whether to let two companies merge.", sentences=[1])
+    assert guard(question, Draft(claims=[claim]), evidence, 0.4, 0.45, "explain") == []

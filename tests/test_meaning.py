@@ -5,7 +5,7 @@ from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
 from citetutor.parts import question_parts, uncovered_parts
 from tests.fakes import HashEmbedder, OverlapJudge
-from tests.test_gate_agreement import _numbered
+from tests.helpers import numbered
 
 SIGN = "Melting requires heat, so the entropy of transition is positive."
 
@@ -44,7 +44,7 @@ class LeaningJudge:
 
 
 def test_averaging_both_orders_cancels_a_judge_leaning_to_one_letter():
-    sentences = _numbered("Melting a substance requires heat, so the entropy of transition is positive.")
+    sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
     leaning = LeaningJudge(truth=SIGN, lean=2.0)  # "A" wins in both orders when read alone
     assert judge_claim(leaning, sentences, "Why?", SIGN, [1]).holds
     flipped = SIGN.replace("positive", "negative")
@@ -54,7 +54,7 @@ def test_averaging_both_orders_cancels_a_judge_leaning_to_one_letter():
 
 def test_a_claim_in_other_words_is_asked_whether_it_is_stated_before_its_flip():
     judge = OverlapJudge()
-    sentences = _numbered("Melting a substance requires heat.")
+    sentences = numbered("Melting a substance requires heat.")
     verdict = judge_claim(judge, sentences, "Why?", "Sunlight makes sugar in leaves.", [1], words_held=False)
     assert not verdict.holds and verdict.asked == 1 and "Statement: Sunlight" in judge.calls[0]
 
@@ -68,7 +68,7 @@ def test_a_multi_part_question_splits_where_a_new_question_starts():
 
 
 def test_a_part_no_sentence_is_close_to_is_reported_as_not_covered():
-    sentences = _numbered("A monopoly creates a deadweight loss because it produces too little.")
+    sentences = numbered("A monopoly creates a deadweight loss because it produces too little.")
     parts = ["why is there a deadweight loss from a monopoly", "who painted the mona lisa"]
     assert uncovered_parts(HashEmbedder(), parts, sentences, 0.5) == ["who painted the mona lisa"]
     assert uncovered_parts(HashEmbedder(), parts[:1], sentences, 0.5) == []
@@ -86,7 +86,7 @@ def test_a_yes_or_no_answer_flips_with_its_statement():
 
 
 def test_a_claim_that_beats_its_flip_by_a_hair_does_not_hold():
-    sentences = _numbered("Fitness is defined as average reproductive success.")
+    sentences = numbered("Fitness is defined as average reproductive success.")
     claim = "Fitness is defined as average reproductive success."
 
     class Hair(LeaningJudge):
