@@ -24,18 +24,19 @@ NUMBER = re.compile(
 QUESTION_FRAME = frozenset(stems(
     "explain describe define definition meaning mean means give hint tell about please why "
     "does happen happens show find called name example examples can could would should might "
-    "will must out into still always ever really actually"))
+    "will must out into still always ever really actually main point idea"))
 
 # Words that frame a claim ("you can use the formula ...") without stating a fact. "Yes"
 # answers a yes/no question and is free, like "no" (too short to count as a word at all);
-# "not" still counts, so a negated claim needs a negated sentence. The joints of a sentence
-# ("because", "while", "they") are free too: "A monopoly can pick its own price because it is a
-# price maker, while ..." was refused for saying "because" and "while", which slides never do.
+# "not" still counts, so a negated claim needs a negated sentence. Pronouns and auxiliaries
+# ("they", "would", "must") are free too: slides rarely write them. Joints that make a claim of
+# their own ("because", "while", "than") still count: freed, "... helps me remember them more
+# than just reading them because it engages deeper processing" reached the judge, which found
+# its made-up cause stated.
 CLAIM_FRAME = frozenset(stems(
     "can use using used find found formula equation given called known defined means also "
     "which where there this these that then thus therefore yes "
-    "because since while whereas they their them its would will must have has had been being "
-    "into onto through than just too very such hence however"))
+    "they their them its would will must have has had been being into onto through just too very"))
 
 
 class Rejected(Exception):

@@ -55,10 +55,10 @@ class Limits(BaseModel):
         "decides whether the sentences state it (students' words are rarely the notes')."
     )
     min_topic_relevance: float = Field(
-        0.35, description="A draft's cited sentences are about the question when one of them is "
-        "this close to it in meaning (cosine), whatever words they share: the sentence floor. At "
-        "0.45, 'no independent measure of depth other than subsequent memory' (0.38) was refused "
-        "three times as off the question of the main problem with depth of processing."
+        0.45, description="A draft's cited sentences are about the question when one of them is "
+        "this close to it in meaning (cosine), whatever words they share. At the sentence floor "
+        "(0.35), near-misses passed: 'DNA is copied before a cell divides by replication', 'Sleep "
+        "helps lock memories in overnight by improving memory retention over shorter delays'."
     )
     max_upload_mb: int = Field(200, description="Largest PDF accepted, in megabytes.")
     max_pages: int = Field(2000, description="Largest page count accepted.")

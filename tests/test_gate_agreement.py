@@ -231,3 +231,13 @@ def test_a_number_the_question_states_is_not_the_claims_own():
     question = "What test do courts use nowadays to decide whether to let two companies merge?"
     claim = Claim(text="Courts use market definition to decide whether to let two companies merge.", sentences=[1])
     assert guard(question, Draft(claims=[claim]), evidence, 0.4, 0.45, "explain") == []
+
+
+def test_a_sentence_naming_the_questions_topic_is_on_it_and_one_about_something_else_is_not():
+    from citetutor.checks import Rejected, _guard_topic
+    _guard_topic("What's the main problem people point out with the depth of processing idea?", numbered(
+        "Difficulties for Depth-of-Processing Circular Logic: No independent measure of depth other than "
+        "subsequent memory performance", cosine=0.38), 0.45)
+    with pytest.raises(Rejected):  # a near-miss: the notes never mention sleep
+        _guard_topic("How does sleep help lock memories in overnight?", numbered(
+            "Testing improves memory retention over longer delays, not over shorter delays", cosine=0.42), 0.45)
