@@ -131,6 +131,8 @@ def unlabelled(draft: Draft) -> Draft:
 
 
 def _without_labels(text: str) -> str:
+    """A claim's text without its label frame, inline labels and the quotes a frame put round
+    a copied sentence; the text as written when nothing but labels would be left."""
     framed = LABEL_FRAME.match(text)
     bare = INLINE_LABEL.sub("", text[framed.end():] if framed else text).strip()
     if framed and len(bare) > 2 and bare[0] in QUOTES and bare.rstrip(".")[-1] in QUOTES:

@@ -3,7 +3,8 @@
 The number check cannot see a changed formula: every digit of "R = 3k - 2k^2 + 1" is in the
 slide's "R = 3k −2k+1 + 1" (3^k − 2^(k+1) + 1, whose superscripts the text layer drops), yet the
 claim squares a term the slide does not. So a formula a claim states must appear in its cited
-sentences, compared without the marks a text layer loses: spaces, carets, brackets, superscripts.
+sentences, compared without the marks a text layer loses: spaces, carets, brackets, fraction
+bars, superscripts (as digits).
 """
 
 from __future__ import annotations
