@@ -157,11 +157,15 @@ def verbatim(claim: Claim, sentences: list[Sentence]) -> bool:
         if sentence.number not in claim.sentences:
             continue
         held = [w.lower() for w in _FLAT_WORDS.findall(sentence.text)]
-        for start in range(len(held) - len(words) + 1):
-            if held[start:start + len(words)] == words and (start == 0 or held[start - 1] not in NEGATING
-                                                             and not held[start - 1].endswith("n't")):
-                return True
+        if any(held[start:start + len(words)] == words and not _negated(held[:start])
+               for start in range(len(held) - len(words) + 1)):
+            return True
     return False
+
+
+def _negated(before: list[str]) -> bool:
+    """Whether the word before a span negates it ("no", "not", "isn't")."""
+    return bool(before) and (before[-1] in NEGATING or before[-1].endswith("n't"))
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
@@ -190,8 +194,9 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
         if not covers(new, claim.sentences, sentences, 1.0):
             _guard_words_elsewhere(number, claim, new, sentences)
             uncovered.append(number)
-        _guard_numbers(number, claim.text, " ".join(by_number[n].text for n in claim.sentences), sentences,
-                       question)
+        sentences_text = " ".join(by_number[n].text for n in claim.sentences)
+        _guard_numbers(number, claim.text, sentences_text, sentences, question)
+        _guard_formulas(number, claim.text, sentences_text)
     if embedder is not None:
         _guard_closer_elsewhere(embedder, draft, sentences)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
@@ -269,8 +274,7 @@ def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Se
 
 def _guard_numbers(number: int, claim: str, cited: str, sentences: list[Sentence], question: str) -> None:
     """Every number a claim states must appear in its cited sentences (or restate the
-    question's: "two companies"), and every formula it writes out: each digit of a changed
-    formula can still be there.
+    question's: "two companies").
 
     The drafter is told which sentence states a missing number: told only that the number was
     not in its sentences, the 1.5B cited the same two three times over for "12 weeks", which a
@@ -281,6 +285,11 @@ def _guard_numbers(number: int, claim: str, cited: str, sentences: list[Sentence
         hint = pointer(holder) if holder else ""
         raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE,
                        f"Claim {number} states {', '.join(sorted(missing))}.{hint}")
+
+
+def _guard_formulas(number: int, claim: str, cited: str) -> None:
+    """Every formula a claim writes out must be its cited sentences' (each digit of a changed
+    formula can still be there, so the number check cannot see it)."""
     changed = unstated_formulas(claim, cited)
     if changed:
         raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE, f"Claim {number} writes {changed[0]}, which its "

@@ -42,8 +42,8 @@ def formulas_in(text: str) -> list[str]:
             runs.append([])
         if token != raw:  # a clause ends at its comma or full stop
             runs.append([])
-    return [" ".join(run) for run in runs if len(run) >= 3 and any(
-        t in OPERATOR or _MATH_CHARS.search(t) for t in run[1:-1] + [run[-1]])]
+    return [" ".join(run) for run in runs
+            if len(run) >= 3 and any(t in OPERATOR or _MATH_CHARS.search(t) for t in run[1:])]
 
 
 def flattened(text: str) -> str:
