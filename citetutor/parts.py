@@ -45,6 +45,22 @@ def uncovered_parts(embedder: Embedder, parts: list[str], sentences: list[Senten
     """The parts no evidence sentence is close to in meaning: the notes do not cover them."""
     if len(parts) < 2 or not sentences:
         return []
+    return [part for part, row in zip(parts, _closeness(embedder, parts, sentences))
+            if float(row.max()) < min_relevance]
+
+
+def closest_part(embedder: Embedder, parts: list[str], sentences: list[Sentence]) -> float:
+    """The best cosine of any part of a multi-part question with any sentence (0 for one part).
+
+    A question joining two topics embeds far from the sentences on each: the held-out set's
+    "How do the faster algorithms avoid checking everything, and what two steps do they go
+    through?" sat at 0.32 from every sentence and was refused before any model read it."""
+    if len(parts) < 2 or not sentences:
+        return 0.0
+    return float(_closeness(embedder, parts, sentences).max())
+
+
+def _closeness(embedder: Embedder, parts: list[str], sentences: list[Sentence]):
+    """Cosines of each part (rows) with each sentence (columns)."""
     vectors = embedder.embed([*parts, *(s.text for s in sentences)])
-    closeness = vectors[:len(parts)] @ vectors[len(parts):].T
-    return [part for part, row in zip(parts, closeness) if float(row.max()) < min_relevance]
+    return vectors[:len(parts)] @ vectors[len(parts):].T

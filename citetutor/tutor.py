@@ -25,10 +25,11 @@ from citetutor.checks import (
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
+from citetutor.focus import Pick, answering_sentences, focus
 from citetutor.foils import foils_of
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.meaning import Judgement, judge_against_blind, judge_claim
-from citetutor.parts import question_parts, uncovered_parts
+from citetutor.parts import closest_part, question_parts, uncovered_parts
 from citetutor.quotes import agreed_quote
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -119,6 +120,8 @@ def number_sentences(gate: Gate, trace, question: str, found: Retrieval) -> tupl
     with trace.span("evidence") as span:
         sentences = evidence_sentences(gate, question, found)
         best = max((s.cosine for s in sentences), default=0.0)
+        if best < gate.limits.min_sentence_relevance:  # one part of a multi-part question may be close
+            best = max(best, closest_part(gate.embedder, question_parts(question), sentences))
         passed = best >= gate.limits.min_sentence_relevance
         span.record(outcome="ok" if passed else "rejected", reason=None if passed else Reason.LOW_RELEVANCE)
     return sentences, best
@@ -245,13 +248,18 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     rejected: list[Draft] = []
     feedback = ""
     solved: BlindSolve | None = None
+    ranked: list[list[Pick]] = []
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
             reasons.append(Reason.DEADLINE)
             return _refuse(reasons, attempt - 1)
         draft = None
+        evidence = sentences
+        if attempt > 1:  # a retry writes from the sentences the judge found answer the question
+            ranked = ranked or _rank(gate, trace, question, sentences, parts, attempt, on_stage)
+            evidence = focus(ranked, attempt - 1)
         try:
-            draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage,
+            draft = write_draft(gate, trace, question, evidence, mode, notes, feedback, attempt, on_stage,
                                 parts)
             if draft in rejected:
                 # Every check depends only on the draft, so a repeat fails again; and its
@@ -286,6 +294,16 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     quote = agreed_quote(gate.embedder, question, sentences, rejected, solved,
                          gate.limits.min_quote_relevance)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
+
+
+def _rank(gate: Gate, trace, question: str, sentences: list[Sentence], parts: list[str], attempt: int,
+          on_stage: StageCallback) -> list[list[Pick]]:
+    """The closest sentences to each part of the question, ranked by the judge, as one span."""
+    on_stage("focus", attempt)
+    with trace.span("focus", model=gate.meaning_judge.name, attempt=attempt) as span:
+        ranked = answering_sentences(gate.meaning_judge, gate.embedder, sentences, question, parts)
+        span.record(outcome="ok")
+    return ranked
 
 
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
