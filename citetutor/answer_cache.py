@@ -15,8 +15,8 @@ from citetutor import prompts
 from citetutor.store import Store
 
 # The modules whose code decides which answer passes: a change to any of them re-checks old answers.
-ANSWER_RULES = ("checks", "chunking", "evidence", "focus", "foils", "formulas", "gate", "meaning", "parts", "quotes",
-                "retrieval", "schemas", "tutor")
+ANSWER_RULES = ("checks", "chunking", "evidence", "focus", "foils", "formulas", "gate", "margins", "meaning",
+                "parts", "quotes", "retrieval", "schemas", "tutor")
 
 
 def cache_key(question: str, mode: str, notes: str, evidence: list[str],

@@ -13,6 +13,7 @@ from citetutor.chunking import Chunk, chunk_page
 from citetutor.config import Limits
 from citetutor.errors import InputError, PdfError
 from citetutor.library import drop_files_if_unowned, file_lock, original_path, page_image_dir
+from citetutor.margins import without_running_lines
 from citetutor.models.base import Embedder
 from citetutor.pdf import PageContent, open_pdf, page_count, read_page, render_png
 from citetutor.states import DocStatus, PageSource, ReviewState
@@ -60,7 +61,7 @@ def ingest_pdf(store: Store, embedder: Embedder, files_dir: Path, data: bytes, f
         try:
             kind = "scan" if any(p.is_scanned for p in pages) else "text"
             images = _keep_files(data, filename, password, pages, files_dir, sha, limits)
-            chunks = [c for p in pages if not p.is_scanned
+            chunks = [c for p in without_running_lines(pages) if not p.is_scanned
                       for c in chunk_page(doc_id, p, limits.chunk_chars, limits.chunk_overlap)]
             vectors = index.embed(store, embedder, [c.text for c in chunks], progress)
             status = DocStatus.NEEDS_REVIEW if kind == "scan" else DocStatus.READY

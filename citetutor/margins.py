@@ -1,0 +1,75 @@
+"""Running headers and footers: a line repeated in the margin of most pages is not notes.
+
+A browser print-out stamps every page with the page's title, its web address, the date and
+"6 of 20"; Beamer slides carry a navigation bar ("Introductions Course Outline History/Logic")
+and "38 / 38". Left in the text, they join the first or last sentence of every page, and a
+quote once began "Map Projections Poster http://rnlnx635.er.usgs.gov/... This new space-age
+conformal projection was developed ...". They are taken out of what is chunked and searched;
+the page itself, and its stored text, keep them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from citetutor.pdf import PageContent, Word
+
+MARGIN = 0.12  # share of the page height at the top and at the bottom that counts as margin
+MIN_PAGES = 3  # a line must repeat on at least this many pages, and on half of those with text
+
+
+@dataclass(frozen=True)
+class _Line:
+    start: int
+    end: int
+    key: str  # the line as compared across pages: lower case, every number as "#"
+    in_margin: bool
+
+
+def without_running_lines(pages: list[PageContent]) -> list[PageContent]:
+    """The pages without the lines that repeat in the top or bottom margin of most of them."""
+    lines = [_lines(page) for page in pages]
+    counts = Counter(key for page_lines in lines for key in {line.key for line in page_lines if line.in_margin})
+    least = max(MIN_PAGES, sum(bool(p.text.strip()) for p in pages) / 2)
+    running = {key for key, count in counts.items() if count >= least}
+    if not running:
+        return pages
+    return [_without(page, [line for line in page_lines if line.in_margin and line.key in running])
+            for page, page_lines in zip(pages, lines)]
+
+
+def _lines(page: PageContent) -> list[_Line]:
+    """The page text's lines, each with its words' vertical place on the page."""
+    found, start = [], 0
+    for text in page.text.split("\n"):
+        end = start + len(text)
+        middles = [(w.rect[1] + w.rect[3]) / 2 for w in page.words if start <= w.start < end]
+        key = " ".join(re.sub(r"\d+", "#", text.lower()).split())
+        if middles and key and page.height > 0:
+            place = sum(middles) / len(middles) / page.height
+            found.append(_Line(start, end, key, place < MARGIN or place > 1 - MARGIN))
+        start = end + 1
+    return found
+
+
+def _without(page: PageContent, dropped: list[_Line]) -> PageContent:
+    """The page with the words of `dropped` lines taken out, text and offsets rebuilt."""
+    if not dropped:
+        return page
+    kept = [w for w in page.words if not any(line.start <= w.start < line.end for line in dropped)]
+    parts: list[str] = []
+    words: list[Word] = []
+    pos, previous = 0, None
+    for word in kept:
+        if previous is not None:
+            # A line break anywhere between two kept words stays a line break.
+            sep = "\n" if "\n" in page.text[previous.end:word.start] else " "
+            parts.append(sep)
+            pos += 1
+        parts.append(word.text)
+        words.append(Word(word.text, pos, pos + len(word.text), word.rect))
+        pos += len(word.text)
+        previous = word
+    return replace(page, text="".join(parts), words=words)

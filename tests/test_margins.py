@@ -1,0 +1,68 @@
+"""Running headers and footers stay on the page but out of what is chunked, searched and quoted."""
+
+import json
+
+import pymupdf
+import pytest
+
+from citetutor.margins import without_running_lines
+from citetutor.pdf import open_pdf, read_page
+from tests.corpus import corpus_file
+from tests.helpers import make_pipeline
+
+HEADER = "Map Projections Poster"
+BODY = ["Mercator maps keep angles true.", "Equal-area maps keep sizes true.",
+        "Gnomonic maps show great circles as straight lines.", "Globes show everything true.",
+        "Robinson maps balance size and shape."]
+
+
+def _printout(pages: int, header: str = HEADER, middle: str = "") -> bytes:
+    """A browser print-out: a title at the top, 'N of M' at the bottom, a sentence between."""
+    doc = pymupdf.open()
+    for n in range(pages):
+        page = doc.new_page()  # 595 x 842 points
+        page.insert_text((72, 40), header, fontsize=9)
+        page.insert_text((72, 400), BODY[n % len(BODY)], fontsize=11)
+        if middle:
+            page.insert_text((72, 430), middle, fontsize=11)
+        page.insert_text((480, 820), f"{n + 1} of {pages}", fontsize=9)
+    return doc.tobytes()
+
+
+@pytest.fixture
+def pipe(tmp_path):
+    pipe = make_pipeline(tmp_path)
+    pipe.subject_id = pipe.create_subject("Maps")
+    return pipe
+
+
+def _chunks(pipe) -> list[tuple[int, str, str]]:
+    return pipe.store.query("SELECT page_no, text, word_boxes FROM chunks ORDER BY page_no")
+
+
+def test_lines_repeated_in_the_margins_of_most_pages_are_not_chunked(pipe):
+    pipe.upload(_printout(5), "poster.pdf", pipe.subject_id)
+    chunks = _chunks(pipe)
+    assert [text for _, text, _ in chunks] == BODY
+    for _, text, word_boxes in chunks:  # offsets and boxes were rebuilt with the text
+        for start, end, *box in json.loads(word_boxes):
+            assert text[start:end] and 380 < box[3] < 410, "each word box is the body line's"
+    stored = pipe.store.query("SELECT text FROM pages ORDER BY page_no")
+    assert HEADER in stored[0][0] and "1 of 5" in stored[0][0], "the page's own text keeps them"
+
+
+def test_a_line_repeated_mid_page_is_notes_and_stays(pipe):
+    pipe.upload(_printout(4, middle="Distortion is unavoidable."), "poster.pdf", pipe.subject_id)
+    assert all(text.endswith("Distortion is unavoidable.") and HEADER not in text for _, text, _ in _chunks(pipe))
+
+
+def test_a_short_document_keeps_its_lines(pipe):
+    pipe.upload(_printout(2), "two.pdf", pipe.subject_id)
+    assert all(HEADER in text for _, text, _ in _chunks(pipe)), "two pages cannot show a line runs"
+
+
+@pytest.mark.parametrize("name", ["mit801sc-ch06-circular-motion.pdf", "fiset-static-and-dynamic-arrays-slides.pdf"])
+def test_real_notes_without_running_lines_keep_every_line(name):
+    doc = open_pdf(corpus_file("course", name), name)
+    pages = [read_page(doc, i, name) for i in range(doc.page_count)]
+    assert without_running_lines(pages) == pages
