@@ -13,6 +13,7 @@ from rank_bm25 import BM25Okapi
 
 from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError
 from citetutor.models.base import Embedder
+from citetutor.names import names_in
 from citetutor.states import DocStatus
 from citetutor.store import Snapshot, Store
 
@@ -54,11 +55,13 @@ class Retrieval:
     hits: list[Hit] = field(default_factory=list)
     best_cosine: float = 0.0
     min_cosine: float = 0.0
+    unused_names: list[str] = field(default_factory=list)  # names the question gives that the notes never use
 
     @property
     def supported(self) -> bool:
-        """The relevance pre-gate: meaning decides; a shared word alone never lets a question in."""
-        return bool(self.hits) and self.best_cosine >= self.min_cosine
+        """The relevance pre-gate: meaning decides, and the notes must use every name the
+        question gives; a shared word alone never lets a question in."""
+        return bool(self.hits) and self.best_cosine >= self.min_cosine and not self.unused_names
 
 
 def tokenize(text: str) -> list[str]:
@@ -230,7 +233,16 @@ def search(store: Store, embedder: Embedder, query: str, scope: Scope, k: int = 
             or not np.isfinite(query_vector).all()):
         raise ModelOutputError(f"{embedder.name} returned no usable vector for the question; check "
                                "that the embedding model is installed and working, then ask again.")
-    return rank(store, candidates, tokenize(query), query_vector, k, rrf_k, min_cosine)
+    found = rank(store, candidates, tokenize(query), query_vector, k, rrf_k, min_cosine)
+    found.unused_names = unused_names(query, candidates.bm25.term_ids)
+    return found
+
+
+def unused_names(query: str, vocabulary: dict[str, int]) -> list[str]:
+    """The names a question gives (names.py) that the notes never use: some word of the name,
+    of two letters or more, is not among the scope's indexed words."""
+    return [name for name in names_in(query)
+            if any(len(term) > 1 and term not in vocabulary for term in tokenize(name))]
 
 
 # Each ranking contributes its best FUSION_DEPTH chunks, as RRF over result lists does

@@ -71,6 +71,7 @@ class TutorAnswer:
         return any(s["name"] == "cache" and s.get("outcome") == "hit" for s in self.spans)
     form: Literal["checked", "quote"] = "checked"  # model wording that passed, or the notes' own words
     missing_parts: list[str] = field(default_factory=list)  # parts of the question the notes do not cover
+    unused_names: list[str] = field(default_factory=list)  # names the question gives that the notes never use
 
 
 SourcesCallback = Callable[[list["Citation"]], None]
@@ -111,7 +112,7 @@ def _run(gate: Gate, trace, question: str, scope: Scope, mode: Mode, notes: str,
         else:
             result = _gated(gate, trace, question, sentences, mode, notes, on_stage)
             result.relevance = relevance
-    result.nearby = nearby
+    result.nearby, result.unused_names = nearby, found.unused_names
     return result
 
 
@@ -211,6 +212,8 @@ def refusal_reason(result: TutorAnswer) -> str:
     pages = _pages_phrase(result.nearby)
     # A repeated draft ends the attempts; the rejection it repeated says what was wrong.
     last = next((r for r in reversed(result.reasons) if r != Reason.REPEATED_DRAFT), "")
+    if last == Reason.LOW_RELEVANCE and result.unused_names:
+        return f"Your notes never mention {_listed(result.unused_names)}, so they cannot answer this question."
     if last in (Reason.LOW_RELEVANCE, Reason.NO_EVIDENCE):
         return "Your notes don't seem to cover this question" + (
             f" (the closest passages, {pages}, are about something else)." if pages else ".")
@@ -222,6 +225,11 @@ def refusal_reason(result: TutorAnswer) -> str:
             "something its cited sentences do not.")
 
 
+def _listed(words: list[str]) -> str:
+    """'Winkel', 'WGS84 and NAD27', 'A, B and C'."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _pages_phrase(nearby: list[Citation]) -> str:
     """'p. 3', 'pp. 3 and 5', 'pp. 2, 3 and 9' (pages of one document), or titled for several."""
     titles = {c.title for c in nearby}
@@ -229,7 +237,7 @@ def _pages_phrase(nearby: list[Citation]) -> str:
     if not parts:
         return ""
     prefix = ("p. " if len(parts) == 1 else "pp. ") if len(titles) == 1 else ""
-    return prefix + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+    return prefix + _listed(parts)
 
 
 def _wait(blind: Future, deadline: float) -> BlindSolve:

@@ -1,0 +1,33 @@
+"""A question naming something its notes never use is refused before any model reads it."""
+
+import pytest
+
+from citetutor.names import names_in
+from citetutor.retrieval import Scope
+from citetutor.tutor import refusal_reason
+from tests.test_tutor_gate import QUESTION, pipe  # noqa: F401  (the gate fixture over a real PDF)
+
+
+@pytest.mark.parametrize("question, names", [
+    ("How does the Winkel tripel projection balance its distortions?", ["Winkel"]),
+    ("How does Bayes' theorem let you turn P(Y|X) into P(X|Y)?", ["Bayes", "P(Y|X", "P(X|Y"]),
+    ("What's the difference between the WGS84 and NAD27 datums?", ["WGS84", "NAD27"]),
+    ("DNA copying: how does it work?", ["DNA"]),
+    ("Why do we randomise? Couldn't we just pick the groups ourselves?", []),
+    ("My program prints a different answer every time I run it. What's going on?", []),
+    ("Why would a crystal still have some entropy at 0 K?", []),
+])
+def test_names_are_capitalised_inside_a_sentence_or_acronyms(question, names):
+    assert names_in(question) == names
+
+
+def test_a_name_the_notes_never_use_is_refused_before_any_model_and_named(pipe):  # noqa: F811
+    result = pipe.ask("How does Bernoulli's principle change uniform circular motion?", pipe.subject_id)
+    assert result.status == "refused" and result.attempts == 0 and result.unused_names == ["Bernoulli"]
+    assert not pipe.models.drafter.history and not pipe.models.verifier.history
+    assert refusal_reason(result) == "Your notes never mention Bernoulli, so they cannot answer this question."
+
+
+def test_names_the_notes_use_pass_whatever_their_case(pipe):  # noqa: F811
+    found = pipe.gate.search("What did Newton say about the Moon and Coriolis forces?", Scope(pipe.subject_id))
+    assert found.unused_names == [] and found.hits
