@@ -115,3 +115,51 @@ def polarity_conflict(one: str, other: str) -> bool:
     pairs = [(a, b) for a, b in ANTONYMS if " " not in b and a not in AUXILIARY | {"first"}]
     return any((a in first and b in second and a not in second and b not in first)
                or (b in first and a in second and b not in second and a not in first) for a, b in pairs)
+
+
+MIN_SHARED_RUN = 3  # words a claim must copy in a row before a word beside the run counts as swapped
+
+
+def swapped_back(claim: str, cited: str, question: str) -> list[str]:
+    """Foils that put the cited sentences' own word back where the claim, beside a run of words
+    it copied from them, has a word of the question instead.
+
+    The question's words are free in the coverage check (restating the question is no new
+    claim), so "Adaptation is the ability of organisms to respond directly to their environment"
+    passed on a sentence that says it of acclimation: every word was in the sentence or the
+    question, and nothing in it could be flipped. Its foil is the sentence's own subject back.
+    """
+    from citetutor.evidence import stems  # evidence imports retrieval; foils stays a leaf
+
+    said = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(claim)]
+    source = [m.group() for m in _WORD.finditer(cited)]
+    asked, held = set(stems(question)), set(stems(cited))
+    claim_stems = {s for w, _, _ in said for s in stems(w)}
+    start, at, length = _longest_shared_run([w.lower() for w, _, _ in said], [w.lower() for w in source])
+    if length < MIN_SHARED_RUN:
+        return []
+    foils = []
+    for mine, theirs in ((start - 1, at - 1), (start + length, at + length)):
+        if not (0 <= mine < len(said) and 0 <= theirs < len(source)):
+            continue
+        word, begin, end = said[mine]
+        ours, replacement = stems(word), stems(source[theirs])
+        if (ours and replacement and ours[0] in asked and ours[0] not in held
+                and replacement[0] not in claim_stems and len(source[theirs]) > 3):
+            foils.append(claim[:begin] + _cased(source[theirs], word) + claim[end:])
+    return foils
+
+
+def _longest_shared_run(one: list[str], other: list[str]) -> tuple[int, int, int]:
+    """(start in `one`, start in `other`, length) of the longest run of equal words in both."""
+    best = (0, 0, 0)
+    previous = [0] * (len(other) + 1)
+    for i, word in enumerate(one, start=1):
+        current = [0] * (len(other) + 1)
+        for j, theirs in enumerate(other, start=1):
+            if word == theirs:
+                current[j] = previous[j - 1] + 1
+                if current[j] > best[2]:
+                    best = (i - current[j], j - current[j], current[j])
+        previous = current
+    return best

@@ -26,7 +26,7 @@ from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
 from citetutor.focus import Pick, answering_sentences, focus
-from citetutor.foils import foils_of
+from citetutor.foils import foils_of, swapped_back
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.meaning import Judgement, judge_against_blind, judge_claim
 from citetutor.parts import closest_part, question_parts, uncovered_parts
@@ -335,10 +335,13 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
 def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
                   uncovered: list[int], attempt: int, on_stage: StageCallback,
                   seen: list[Judgement] | None = None) -> None:
-    """Each claim the words cannot vouch for, or that has a flip, goes to the meaning judge
-    (`seen` collects its judgements, for the flip test)."""
+    """Each claim the words cannot vouch for, that has a flip, or that has a word of the question
+    where its sentence has another, goes to the meaning judge (`seen` collects its judgements,
+    for the flip test)."""
+    by_number = {s.number: s for s in sentences}
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
-              if number in uncovered or (foils_of(claim.text) and not verbatim(claim, sentences))]
+              if number in uncovered or (foils_of(claim.text) and not verbatim(claim, sentences))
+              or swapped_back(claim.text, " ".join(by_number[n].text for n in claim.sentences), question)]
     if not judged:
         return
     on_stage("support_check", attempt)

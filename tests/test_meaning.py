@@ -1,6 +1,6 @@
 """Foils, question parts and the meaning judge's arithmetic, with scripted judges."""
 
-from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict
+from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, swapped_back
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
 from citetutor.parts import question_parts, uncovered_parts
@@ -98,3 +98,42 @@ def test_a_claim_that_beats_its_flip_by_a_hair_does_not_hold():
     assert close.flipped is not None and close.flipped < 0
     verdict = judge_claim(Hair(claim, 0.0), sentences, "What is fitness?", claim, [1])
     assert verdict.flipped == 0.1 and not verdict.holds  # won, but by 0.1 nats
+
+
+ACCLIMATION = "Acclimation is the ability of organisms to respond directly to their environment"
+ADAPTING = "What's the difference between adapting and acclimating?"
+
+
+def test_a_question_word_put_in_place_of_the_sentences_own_word_gets_that_word_back_as_its_foil():
+    swapped = ACCLIMATION.replace("Acclimation", "Adaptation")
+    assert swapped_back(swapped, ACCLIMATION, ADAPTING) == [ACCLIMATION]
+    assert swapped_back(ACCLIMATION, ACCLIMATION, ADAPTING) == [], "the sentence's own subject"
+    assert swapped_back("Organisms respond to the environment", ACCLIMATION, ADAPTING) == [], "no run copied"
+    object_swap = "Acclimation is the ability of organisms to respond directly to their offspring"
+    assert swapped_back(object_swap, ACCLIMATION, "Does acclimation change offspring?") == [ACCLIMATION]
+
+
+def test_a_swapped_subject_with_nothing_to_flip_is_judged_against_the_sentence_and_loses():
+    sentences = numbered(ACCLIMATION + ".")
+    verdict = judge_claim(OverlapJudge(), sentences, ADAPTING, ACCLIMATION.replace("Acclimation", "Adaptation"), [1])
+    assert verdict.foil == ACCLIMATION and not verdict.holds
+    assert judge_claim(OverlapJudge(), sentences, ADAPTING, ACCLIMATION, [1]).holds
+
+
+def test_the_gate_sends_a_claim_with_a_swapped_back_foil_to_the_judge(tmp_path):
+    from citetutor.checks import Rejected
+    from citetutor.schemas import Claim, Draft
+    from citetutor.tutor import check_meaning
+    from tests.helpers import make_pipeline
+    pipe = make_pipeline(tmp_path)
+    sentences = numbered(ACCLIMATION + ".", "Adaptation is genetic change that increases fitness.")
+    swapped = Draft(claims=[Claim(text=ACCLIMATION.replace("Acclimation", "Adaptation") + ".", sentences=[1])])
+    with pipe.gate.tracer.request("tutor", 1, ADAPTING) as trace:
+        try:
+            check_meaning(pipe.gate, trace, ADAPTING, sentences, swapped, [], 1, lambda *_: None)
+        except Rejected as rejected:
+            assert rejected.code == "unsupported_claim"
+        else:
+            raise AssertionError("the swapped subject was shown")
+        check_meaning(pipe.gate, trace, ADAPTING, sentences,
+                      Draft(claims=[Claim(text=ACCLIMATION + ".", sentences=[1])]), [], 1, lambda *_: None)
