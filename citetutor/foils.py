@@ -120,20 +120,29 @@ def polarity_conflict(one: str, other: str) -> bool:
 MIN_SHARED_RUN = 3  # words a claim must copy in a row before a word beside the run counts as swapped
 
 
-def swapped_back(claim: str, cited: str, question: str) -> list[str]:
-    """Foils that put the cited sentences' own word back where the claim, beside a run of words
-    it copied from them, has a word of the question instead.
+def swapped_back(claim: str, cited: list[str], question: str) -> list[str]:
+    """Foils that put a cited sentence's own word back where the claim, beside a run of words
+    it copied from that sentence, has a word of the question instead.
 
     The question's words are free in the coverage check (restating the question is no new
     claim), so "Adaptation is the ability of organisms to respond directly to their environment"
     passed on a sentence that says it of acclimation: every word was in the sentence or the
     question, and nothing in it could be flipped. Its foil is the sentence's own subject back.
+    Each cited sentence is read on its own: the drafter cited the adaptation sentence beside the
+    acclimation one, and "adaptation" was then in the cited text, though not in the sentence the
+    claim was copied from.
     """
+    return [foil for sentence in cited for foil in _swapped_back_from(claim, sentence, question)
+            if foil != claim]
+
+
+def _swapped_back_from(claim: str, sentence: str, question: str) -> list[str]:
+    """swapped_back for one cited sentence."""
     from citetutor.evidence import stems  # evidence imports retrieval; foils stays a leaf
 
     said = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(claim)]
-    source = [m.group() for m in _WORD.finditer(cited)]
-    asked, held = set(stems(question)), set(stems(cited))
+    source = [m.group() for m in _WORD.finditer(sentence)]
+    asked, held = set(stems(question)), set(stems(sentence))
     claim_stems = {s for w, _, _ in said for s in stems(w)}
     start, at, length = _longest_shared_run([w.lower() for w, _, _ in said], [w.lower() for w in source])
     if length < MIN_SHARED_RUN:

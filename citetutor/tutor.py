@@ -341,7 +341,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
     by_number = {s.number: s for s in sentences}
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
               if number in uncovered or (foils_of(claim.text) and not verbatim(claim, sentences))
-              or swapped_back(claim.text, " ".join(by_number[n].text for n in claim.sentences), question)]
+              or swapped_back(claim.text, [by_number[n].text for n in claim.sentences], question)]
     if not judged:
         return
     on_stage("support_check", attempt)

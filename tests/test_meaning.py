@@ -102,15 +102,18 @@ def test_a_claim_that_beats_its_flip_by_a_hair_does_not_hold():
 
 ACCLIMATION = "Acclimation is the ability of organisms to respond directly to their environment"
 ADAPTING = "What's the difference between adapting and acclimating?"
+ADAPTATION = "Adaptation is genetic change that increases the fitness of organisms"
 
 
 def test_a_question_word_put_in_place_of_the_sentences_own_word_gets_that_word_back_as_its_foil():
     swapped = ACCLIMATION.replace("Acclimation", "Adaptation")
-    assert swapped_back(swapped, ACCLIMATION, ADAPTING) == [ACCLIMATION]
-    assert swapped_back(ACCLIMATION, ACCLIMATION, ADAPTING) == [], "the sentence's own subject"
-    assert swapped_back("Organisms respond to the environment", ACCLIMATION, ADAPTING) == [], "no run copied"
+    assert swapped_back(swapped, [ACCLIMATION], ADAPTING) == [ACCLIMATION]
+    assert swapped_back(ACCLIMATION, [ACCLIMATION], ADAPTING) == [], "the sentence's own subject"
+    assert swapped_back("Organisms respond to the environment", [ACCLIMATION], ADAPTING) == [], "no run copied"
     object_swap = "Acclimation is the ability of organisms to respond directly to their offspring"
-    assert swapped_back(object_swap, ACCLIMATION, "Does acclimation change offspring?") == [ACCLIMATION]
+    assert swapped_back(object_swap, [ACCLIMATION], "Does acclimation change offspring?") == [ACCLIMATION]
+    # Cited beside the sentence that names it, the question's word is still not the copied sentence's.
+    assert swapped_back(swapped, [ADAPTATION, ACCLIMATION], ADAPTING) == [ACCLIMATION]
 
 
 def test_a_swapped_subject_with_nothing_to_flip_is_judged_against_the_sentence_and_loses():
@@ -126,8 +129,8 @@ def test_the_gate_sends_a_claim_with_a_swapped_back_foil_to_the_judge(tmp_path):
     from citetutor.tutor import check_meaning
     from tests.helpers import make_pipeline
     pipe = make_pipeline(tmp_path)
-    sentences = numbered(ACCLIMATION + ".", "Adaptation is genetic change that increases fitness.")
-    swapped = Draft(claims=[Claim(text=ACCLIMATION.replace("Acclimation", "Adaptation") + ".", sentences=[1])])
+    sentences = numbered(ACCLIMATION + ".", ADAPTATION + ".")
+    swapped = Draft(claims=[Claim(text=ACCLIMATION.replace("Acclimation", "Adaptation") + ".", sentences=[1, 2])])
     with pipe.gate.tracer.request("tutor", 1, ADAPTING) as trace:
         try:
             check_meaning(pipe.gate, trace, ADAPTING, sentences, swapped, [], 1, lambda *_: None)
