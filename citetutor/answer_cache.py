@@ -15,7 +15,7 @@ from citetutor import prompts
 from citetutor.store import Store
 
 # The modules whose code decides which answer passes: a change to any of them re-checks old answers.
-ANSWER_RULES = ("checks", "chunking", "evidence", "focus", "foils", "formulas", "gate", "margins", "meaning",
+ANSWER_RULES = ("checks", "chunking", "evidence", "foils", "formulas", "gate", "margins", "meaning",
                 "parts", "quotes", "retrieval", "schemas", "tutor")
 
 

@@ -39,10 +39,6 @@ Statement: {claim}
 Does {labels} state this statement? Reply Yes or No."""
 JUDGE_STATED_PREFIX = "Answer:"
 
-# Before a retry (focus.py): does one sentence answer the question (or one part of it)?
-JUDGE_ANSWERS = """Task: do not answer the question. {label} says: "{text}"
-Does {label} answer this: {part}? Reply Yes or No."""
-
 # When the draft and the blind solve neither chose a sentence in common nor say the same: which
 # of the two answers is the evidence's answer to the question?
 JUDGE_ANSWER = """Task: do not answer the question yourself. Two answers to it were written:

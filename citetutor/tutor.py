@@ -25,7 +25,6 @@ from citetutor.checks import (
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
-from citetutor.focus import Pick, answering_sentences, focus
 from citetutor.foils import foils_of, swapped_back
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
 from citetutor.meaning import Judgement, judge_against_blind, judge_claim
@@ -256,18 +255,13 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     rejected: list[Draft] = []
     feedback = ""
     solved: BlindSolve | None = None
-    ranked: list[list[Pick]] = []
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
             reasons.append(Reason.DEADLINE)
             return _refuse(reasons, attempt - 1)
         draft = None
-        evidence = sentences
-        if attempt > 1:  # a retry writes from the sentences the judge found answer the question
-            ranked = ranked or _rank(gate, trace, question, sentences, parts, attempt, on_stage)
-            evidence = focus(ranked, attempt - 1)
         try:
-            draft = write_draft(gate, trace, question, evidence, mode, notes, feedback, attempt, on_stage,
+            draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage,
                                 parts)
             if draft in rejected:
                 # Every check depends only on the draft, so a repeat fails again; and its
@@ -302,16 +296,6 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     quote = agreed_quote(gate.embedder, question, sentences, rejected, solved,
                          gate.limits.min_quote_relevance)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
-
-
-def _rank(gate: Gate, trace, question: str, sentences: list[Sentence], parts: list[str], attempt: int,
-          on_stage: StageCallback) -> list[list[Pick]]:
-    """The closest sentences to each part of the question, ranked by the judge, as one span."""
-    on_stage("focus", attempt)
-    with trace.span("focus", model=gate.meaning_judge.name, attempt=attempt) as span:
-        ranked = answering_sentences(gate.meaning_judge, gate.embedder, sentences, question, parts)
-        span.record(outcome="ok")
-    return ranked
 
 
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,

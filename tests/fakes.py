@@ -79,10 +79,6 @@ def judge_reply(body: dict) -> str:
     return '{"statement": "%s"}' % ("A" if scores.logprobs[0] >= scores.logprobs[1] else "B")
 
 
-# Question words the scripted judge does not look for in a sentence that answers.
-_ASKING = {"what", "why", "how", "when", "where", "which", "who", "is", "are", "does", "do", "the", "a", "an", "of"}
-
-
 def _found(pattern: str, text: str) -> str:
     """The first group of `pattern` in a judge prompt; a prompt without it fails the test."""
     match = re.search(pattern, text)
@@ -127,10 +123,6 @@ class OverlapJudge:
         def held(statement: str) -> float:
             words = re.findall(r"\w+", statement.lower())
             return (sum(w in quoted for w in words) / max(len(words), 1)) - 10 * self.wrong(statement)
-        if options[0].strip() == "Yes" and "answer this:" in task:  # focus.py: does it answer?
-            part = set(re.findall(r"\w+", _found(r"answer this: (.*)\? Reply", task).lower())) - _ASKING
-            yes = len(part & quoted) / max(len(part), 1) >= 0.5
-            return Choice([0.0, -2.0] if yes else [-2.0, 0.0], self.name)
         if options[0].strip() == "Yes":
             claim = _found(r"Statement: (.*)", task)
             yes = held(claim) >= 0.5

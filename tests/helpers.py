@@ -64,17 +64,6 @@ def quoting_draft(word: str = "inward", drop_words: int = 0, reworded: bool = Fa
     return reply
 
 
-def written_once(reply):
-    """A drafter reply built from the first prompt's whole evidence, then repeated on every retry
-    (a retry reads only the sentences the judge picked, where the reply's sentence may be missing)."""
-    drafts: list = []
-    def repeat(messages: list[dict]):
-        if not drafts:
-            drafts.append(reply(messages))
-        return drafts[0]
-    return repeat
-
-
 def blind_citing(word: str = "inward"):
     """A blind-solve reply that rests on the sentence containing `word`."""
     def reply(messages: list[dict]) -> BlindSolve:

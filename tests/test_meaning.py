@@ -3,7 +3,7 @@
 from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, swapped_back
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
-from citetutor.parts import question_parts, uncovered_parts
+from citetutor.parts import closest_part, question_parts, uncovered_parts
 from tests.fakes import HashEmbedder, OverlapJudge
 from tests.helpers import numbered
 
@@ -140,3 +140,21 @@ def test_the_gate_sends_a_claim_with_a_swapped_back_foil_to_the_judge(tmp_path):
             raise AssertionError("the swapped subject was shown")
         check_meaning(pipe.gate, trace, ADAPTING, sentences,
                       Draft(claims=[Claim(text=ACCLIMATION + ".", sentences=[1])]), [], 1, lambda *_: None)
+
+
+SURVEY_NOTES = numbered(
+    "Sampling error shrinks as samples grow.",
+    "A bigger sample gives smaller standard errors.",
+    "Random assignment balances groups on average.",
+    "Surveys ask questions of a sample.",
+    "Standard errors measure how estimates vary.",
+)
+
+
+def test_a_multi_part_question_far_from_every_sentence_as_a_whole_is_judged_by_its_closest_part():
+    embedder = HashEmbedder()
+    question = "Who was the first king of Norway, and what does random assignment balance?"
+    vectors = embedder.embed([question, *(s.text for s in SURVEY_NOTES)])
+    whole = float((vectors[1:] @ vectors[0]).max())
+    assert closest_part(embedder, question_parts(question), SURVEY_NOTES) > whole + 0.1
+    assert closest_part(embedder, [question], SURVEY_NOTES) == 0.0, "a one-part question has no parts to try"

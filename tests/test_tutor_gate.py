@@ -22,7 +22,6 @@ from tests.helpers import (
     page_of,
     quoting_draft,
     sentence_with,
-    written_once,
 )
 
 QUESTION = "What is the direction of the acceleration for uniform circular motion?"
@@ -172,8 +171,7 @@ def test_a_blind_pick_of_a_run_of_numbers_is_no_agreement_to_quote(tmp_path, cit
     def cite(messages):  # a drafter citing a sentence the blind solver "picked" too
         return Draft(claims=[Claim(text=dict(evidence_sentences(messages))[cited][:200], sentences=[cited])])
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    cite_once = written_once(cite)
-    pipe.models.drafter.enqueue(cite_once, cite_once, cite_once)
+    pipe.models.drafter.enqueue(cite, cite, cite)
     pipe.models.verifier.enqueue(BlindSolve(answer=answer, sentences=picked))
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.citations == []
@@ -222,8 +220,7 @@ def test_a_sentence_the_drafter_only_padded_its_citation_with_is_not_quoted(tmp_
     def blind_copies_other(messages):
         return BlindSolve(answer=other(messages)[1][:150], sentences=[1, 2, 3])
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    padded_once = written_once(padded)
-    pipe.models.drafter.enqueue(padded_once, padded_once, padded_once)
+    pipe.models.drafter.enqueue(padded, padded, padded)
     pipe.models.verifier.enqueue(blind_copies_other)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused", result.text

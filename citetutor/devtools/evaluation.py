@@ -183,7 +183,7 @@ def stage_summary(spans: list[dict]) -> str:
     """Seconds per model stage of one request, e.g. 'draft 21.0+4.1 blind_solve 11.9'."""
     by_stage: dict[str, list[float]] = {}
     for span in spans:
-        if span["name"] in ("draft", "blind_solve", "focus", "support_check"):
+        if span["name"] in ("draft", "blind_solve", "support_check"):
             by_stage.setdefault(span["name"], []).append(span["duration_ms"] / 1000)
     return " ".join(f"{name} " + "+".join(f"{t:.1f}" for t in times) for name, times in by_stage.items())
 

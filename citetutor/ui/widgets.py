@@ -15,12 +15,11 @@ STAGE_LABELS = {
     "retrieve": "Retrieval", "draft": "Drafting", "blind_solve": "Blind solve",
     "support_check": "Support check", "rejection": "Rejected draft", "quiz_draft": "Drafting questions",
     "agreement": "Answer agreement", "evidence": "Evidence sentences", "ocr": "OCR", "ingest": "Ingest",
-    "cache": "Cache lookup", "focus": "Choosing sentences",
+    "cache": "Cache lookup",
 }
 # What a running stage is doing, in the Tutor's live status (the same stage names).
 STAGE_PROGRESS = {"retrieve": "Finding passages", "blind_solve": "The verifier answers blind",
-                  "draft": "Drafting an answer", "support_check": "The verifier checks each claim",
-                  "focus": "Choosing the sentences that answer it"}
+                  "draft": "Drafting an answer", "support_check": "The verifier checks each claim"}
 
 
 # Reason codes as a learner or teacher would say them (the Traces page and timing panels).
