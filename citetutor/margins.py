@@ -55,10 +55,12 @@ def _lines(page: PageContent) -> list[_Line]:
 
 
 def _without(page: PageContent, dropped: list[_Line]) -> PageContent:
-    """The page with the words of `dropped` lines taken out, text and offsets rebuilt."""
-    if not dropped:
-        return page
+    """The page with the words of `dropped` lines taken out, text and offsets rebuilt; a page
+    whose every line repeats on the others ("This is page 3" on each of 30 pages) keeps them,
+    since then they are all it says."""
     kept = [w for w in page.words if not any(line.start <= w.start < line.end for line in dropped)]
+    if not dropped or not kept:
+        return page
     parts: list[str] = []
     words: list[Word] = []
     pos, previous = 0, None

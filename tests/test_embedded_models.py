@@ -227,8 +227,10 @@ def test_choice_logprobs_reads_two_options_and_reuses_the_previous_calls_prefix(
     assert 0 < choice.prompt_tokens < full / 2, "the system text and evidence came from the KV cache"
     again = chat.choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
     # Re-reading only the last token runs it alone rather than in a batch: the logits differ
-    # in the second decimal, not in which option wins.
-    assert again.logprobs == pytest.approx(choice.logprobs, abs=0.05) and again.prompt_tokens == 1
+    # in the first or second decimal (0.07 nats with one build of llama.cpp), never in which
+    # option wins.
+    assert again.logprobs == pytest.approx(choice.logprobs, abs=0.2) and again.prompt_tokens == 1
+    assert (again.logprobs[0] > again.logprobs[1]) == (choice.logprobs[0] > choice.logprobs[1])
 
 
 @needs_llama

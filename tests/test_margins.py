@@ -66,3 +66,11 @@ def test_real_notes_without_running_lines_keep_every_line(name):
     doc = open_pdf(corpus_file("course", name), name)
     pages = [read_page(doc, i, name) for i in range(doc.page_count)]
     assert without_running_lines(pages) == pages
+
+
+def test_pages_that_hold_only_repeated_lines_keep_them(pipe):
+    doc = pymupdf.open()
+    for n in range(4):
+        doc.new_page().insert_text((72, 40), f"This is page {n + 1}", fontsize=9)
+    pipe.upload(doc.tobytes(), "pages.pdf", pipe.subject_id)
+    assert [text for _, text, _ in _chunks(pipe)] == [f"This is page {n}" for n in range(1, 5)]
