@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from citetutor.evidence import stems
+
 # Each pair is swapped both ways; only whole words, keeping the first letter's case.
 ANTONYMS = (
     ("positive", "negative"), ("increase", "decrease"), ("increases", "decreases"),
@@ -138,8 +140,6 @@ def swapped_back(claim: str, cited: list[str], question: str) -> list[str]:
 
 def _swapped_back_from(claim: str, sentence: str, question: str) -> list[str]:
     """swapped_back for one cited sentence."""
-    from citetutor.evidence import stems  # evidence imports retrieval; foils stays a leaf
-
     said = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(claim)]
     source = [m.group() for m in _WORD.finditer(sentence)]
     asked, held = set(stems(question)), set(stems(sentence))

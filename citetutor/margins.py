@@ -42,10 +42,14 @@ def without_running_lines(pages: list[PageContent]) -> list[PageContent]:
 
 def _lines(page: PageContent) -> list[_Line]:
     """The page text's lines, each with its words' vertical place on the page."""
-    found, start = [], 0
+    found, start, index = [], 0, 0
     for text in page.text.split("\n"):
         end = start + len(text)
-        middles = [(w.rect[1] + w.rect[3]) / 2 for w in page.words if start <= w.start < end]
+        middles = []
+        while index < len(page.words) and page.words[index].start < end:  # words are in text order
+            word = page.words[index]
+            middles.append((word.rect[1] + word.rect[3]) / 2)
+            index += 1
         key = " ".join(re.sub(r"\d+", "#", text.lower()).split())
         if middles and key and page.height > 0:
             place = sum(middles) / len(middles) / page.height
@@ -58,8 +62,10 @@ def _without(page: PageContent, dropped: list[_Line]) -> PageContent:
     """The page with the words of `dropped` lines taken out, text and offsets rebuilt; a page
     whose every line repeats on the others ("This is page 3" on each of 30 pages) keeps them,
     since then they are all it says."""
+    if not dropped:
+        return page
     kept = [w for w in page.words if not any(line.start <= w.start < line.end for line in dropped)]
-    if not dropped or not kept:
+    if not kept:
         return page
     parts: list[str] = []
     words: list[Word] = []

@@ -67,7 +67,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
-        yes, no = option_scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
+        yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
                           YES_NO, StatedOrNot, "stated", ("Yes", "No"))
         stated = yes - no
         if stated <= 0 or not foils:
@@ -75,7 +75,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     foil, flipped = foils[0], 0.0
     for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
         task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)
-        scores = option_scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
+        scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         flipped += (scores[claim_at] - scores[1 - claim_at]) / 2
     return Judgement(foil, (1 if stated is not None else 0) + 2, stated, flipped)
@@ -93,7 +93,7 @@ def judge_against_blind(judge: ChatModel, sentences: list[Sentence], question: s
     margin = 0.0
     for first, second, draft_at in ((draft, blind, 0), (blind, draft, 1)):
         task = prompts.JUDGE_ANSWER.format(a=first, b=second)
-        scores = option_scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_ANSWER_PREFIX,
+        scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_ANSWER_PREFIX,
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         margin += (scores[draft_at] - scores[1 - draft_at]) / 2
     return Judgement(blind, 2, None, margin)
@@ -109,7 +109,7 @@ def _closest_foils(claim: str, cited: str) -> list[str]:
     return sorted(foils_of(claim, most=99), key=lambda f: -len(set(_WORDS.findall(f.lower())) & held))
 
 
-def option_scores(judge: ChatModel, messages: list[dict], prefix: str, options: tuple[str, str],
+def _scores(judge: ChatModel, messages: list[dict], prefix: str, options: tuple[str, str],
             schema: type[BaseModel], field: str, values: tuple[str, str]) -> tuple[float, float]:
     """Log-probabilities of the two options; a judge without them answers in JSON (1 for its pick)."""
     scorer = getattr(judge, "choice_logprobs", None)
