@@ -69,6 +69,15 @@ def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schem
     return parsed
 
 
+def draft_messages(user: str) -> list[dict]:
+    """Drafter messages: system text, the worked turns, then this question's evidence and task.
+
+    The meaning judge sends the same prefix, so an in-process judge reuses the drafter's KV cache."""
+    shown = [{"role": role, "content": text} for example in prompts.DRAFT_EXAMPLES
+             for role, text in zip(("user", "assistant"), example)]
+    return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, *shown, {"role": "user", "content": user}]
+
+
 def verify_messages(sentences: list[Sentence], task: str) -> list[dict]:
     """Verifier messages: the same system text and evidence first, so the KV prefix is reused."""
     user = prompts.VERIFY_USER.format(evidence=evidence_block(sentences), task=task)

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from citetutor import prompts
 from citetutor.evidence import Sentence, evidence_block
 from citetutor.foils import foils_of, swapped_back
+from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
 
@@ -52,8 +53,7 @@ class Judgement:
 
 def judge_messages(sentences: list[Sentence], question: str, task: str) -> list[dict]:
     """The drafter's system text, evidence and question, then the judge's task (shared KV prefix)."""
-    user = prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question, task=task)
-    return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
+    return draft_messages(prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question, task=task))
 
 
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,

@@ -26,7 +26,15 @@ from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
 from citetutor.foils import foils_of, swapped_back
-from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
+from citetutor.gate import (
+    Gate,
+    StageCallback,
+    draft_messages,
+    ignore_stage,
+    trace_rejection,
+    traced_call,
+    verify_messages,
+)
 from citetutor.meaning import Judgement, judge_against_blind, judge_claim
 from citetutor.parts import closest_part, question_parts, uncovered_parts
 from citetutor.quotes import agreed_quote
@@ -374,8 +382,7 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
         user += prompts.DRAFT_NOTES.format(notes=notes.strip())
     if feedback:
         user += prompts.DRAFT_RETRY.format(feedback=feedback)
-    messages = [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
-    return unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt))
+    return unlabelled(traced_call(gate.drafter, trace, "draft", draft_messages(user), Draft, attempt))
 
 
 def solve_blind(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:
