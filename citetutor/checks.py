@@ -186,6 +186,10 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
             # "S1" was shown as the answer to what counts as a medium effect: it states nothing.
             raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} names a sentence instead of "
                            "saying what it states; write the fact in words.")
+        if doubled(claim.text):
+            # A copy of a doubled text layer: shown as how a monopolist sets its output once.
+            raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} repeats words twice over, as the "
+                           "PDF's text does; write what the notes state once, in a plain sentence.")
         new = new_words(claim.text, question)
         if not covers(new, claim.sentences, sentences, min_overlap):
             # Mostly words from nowhere: the judge said "stated" to a made-up definition of
@@ -208,6 +212,18 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
         if not numbers_in(draft.answer) & numbers_in(cited_text):
             raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
     return uncovered
+
+
+# Three or more words repeated back to back: slide text boxes laid over each other.
+DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
+
+
+def doubled(text: str) -> bool:
+    """Whether a text repeats a run of words back to back ("level of output level of output"):
+    the PDF laid two text boxes together, so the words are not what the page shows. Quoted, or
+    copied into a claim, they misled ("Monopolist produces inefficient level of output level of
+    output ... where P = MC", where the slide sets the efficient level against the monopolist's)."""
+    return bool(DOUBLED.search(text))
 
 
 def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[Sentence]) -> str:

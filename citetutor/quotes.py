@@ -7,9 +7,7 @@ is not what the page shows. Each rule here was added after such a quote in the e
 
 from __future__ import annotations
 
-import re
-
-from citetutor.checks import holding_words, no_choice, same_meaning, states_answer
+from citetutor.checks import doubled, holding_words, no_choice, same_meaning, states_answer
 from citetutor.evidence import Sentence
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Draft
@@ -45,18 +43,6 @@ def agreed_quote(embedder: Embedder, question: str, sentences: list[Sentence], d
             and not asks(s.text) and not doubled(s.text)
             and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))
             ][:MAX_QUOTED]
-
-
-# Three or more words repeated back to back: slide text boxes laid over each other.
-DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
-
-
-def doubled(text: str) -> bool:
-    """Whether a sentence's text layer repeats a run of words back to back ("level of output
-    level of output"): the PDF laid two text boxes together, so the words are not what the page
-    shows, and quoted they misled ("Monopolist produces inefficient level of output level of
-    output ... where P = MC", where the slide sets the efficient level against the monopolist's)."""
-    return bool(DOUBLED.search(text))
 
 
 def asks(text: str) -> bool:
