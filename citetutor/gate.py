@@ -70,12 +70,13 @@ def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schem
 
 
 def draft_messages(user: str) -> list[dict]:
-    """Drafter messages: system text, the worked turns, then this question's evidence and task.
+    """Drafter messages: the system text, then this question's evidence and task.
 
-    The meaning judge sends the same prefix, so an in-process judge reuses the drafter's KV cache."""
-    shown = [{"role": role, "content": text} for example in prompts.DRAFT_EXAMPLES
-             for role, text in zip(("user", "assistant"), example)]
-    return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, *shown, {"role": "user", "content": user}]
+    The meaning judge sends the same prefix, so an in-process judge reuses the drafter's KV
+    cache. (Two worked question-and-answer turns before the question were tried in the ninth
+    stop: the 1.5B copied fragments more boldly, 18 right answers against 22 on six tuning sets,
+    and "National Geographic switched to the Stereographic projection ... in 2000" passed.)"""
+    return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
 
 
 def verify_messages(sentences: list[Sentence], task: str) -> list[dict]:

@@ -12,34 +12,6 @@ Write the answer as 1 or 2 claims. Each claim is one short sentence that keeps t
 the evidence sentences it cites, and lists their numbers (for [S3] write 3).
 Never add a fact, number or formula that your cited sentences do not state. Reply with JSON."""
 
-# Two worked turns before the real one, in fields no question set or test uses. Told the rules
-# alone, the 1.5B drafter answered yes/no questions "Yes" whatever the sentences said ("Yes,
-# fitness in biology means being strong and surviving"), echoed the question back as its claim,
-# and wrote "because" clauses from its own knowledge. One example pasted inside the user turn
-# was answered verbatim (1e069be); as earlier turns of the conversation, each with evidence of
-# its own, they show the move rather than the words: pick the sentence that answers, say No
-# when it says otherwise, keep its wording. They sit in the static prefix (KV-cached).
-DRAFT_EXAMPLES = (
-    ("""Evidence:
-[S1] (Weather) • Warm air can hold more water vapour than cold air.
-[S2] (Weather) • Clouds form when rising air cools and its water vapour condenses into droplets.
-[S3] • Most rain falls over the oceans.
-
-Question: how come clouds show up when warm air goes up?
-Task: answer the question clearly.""",
-     '{"claims": [{"text": "Rising air cools, and its water vapour condenses into droplets, which form clouds.", '
-     '"sentences": [2]}]}'),
-    ("""Evidence:
-[S1] (Bread) • Dough rises because yeast releases carbon dioxide gas.
-[S2] (Bread) • Salt slows the yeast down.
-[S3] • Kneading builds gluten, which traps the gas.
-
-Question: so if I add more salt, will my dough rise faster?
-Task: answer the question clearly.""",
-     '{"claims": [{"text": "No: salt slows the yeast down.", "sentences": [2]}, '
-     '{"text": "Dough rises because yeast releases carbon dioxide gas.", "sentences": [1]}]}'),
-)
-
 DRAFT_MODE = {
     "explain": "Task: answer the question clearly.",
     "hint": "Task: give a hint that points to the idea without giving the full answer away.",

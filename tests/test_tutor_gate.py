@@ -1,17 +1,14 @@
 """The answer gate with scripted drafter/verifier stand-ins over a real ingested PDF."""
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
-from citetutor import prompts
-from citetutor.checks import guard, new_words
+from citetutor.checks import new_words
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import stems
-from citetutor.gate import draft_messages
 from citetutor.models.base import Choice
 from citetutor.quotes import asks, doubled
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -22,7 +19,6 @@ from tests.helpers import (
     claiming,
     evidence_sentences,
     make_pipeline,
-    numbered,
     page_of,
     quoting_draft,
     sentence_with,
@@ -94,25 +90,9 @@ def test_the_judge_reads_the_drafts_prompt_up_to_its_task_so_the_kv_cache_is_reu
     draft = pipe.models.drafter.history[0]
     assert pipe.models.judge.history, "a reworded claim with a flippable word is judged"
     for judged in pipe.models.judge.history:
-        assert judged[:-1] == draft[:-1], "the system text and worked turns, as the drafter read them"
+        assert judged[:-1] == draft[:-1], "every turn before the task, as the drafter read it"
         task_start = draft[-1]["content"].index("Task:")
         assert judged[-1]["content"][:task_start] == draft[-1]["content"][:task_start]
-
-
-def test_the_drafters_worked_turns_come_first_and_obey_the_checks_they_teach():
-    """Each worked reply is a Draft that code would pass on its own evidence, word for word."""
-    assert [m["role"] for m in prompts_messages()] == ["system", "user", "assistant", "user", "assistant", "user"]
-    for user, reply in prompts.DRAFT_EXAMPLES:
-        draft = Draft.model_validate_json(reply)
-        lines = re.findall(r"^\[S\d+\] (?:\([^)]*\) )?(.*)$", user, re.MULTILINE)
-        question = user.split("Question: ")[1].split("\n")[0]
-        assert guard(question, draft, numbered(*lines), 1.0, 0.0, "explain") == []
-    assert any(c.text.startswith("No") for c in Draft.model_validate_json(prompts.DRAFT_EXAMPLES[1][1]).claims)
-
-
-def prompts_messages() -> list[dict]:
-    """The drafter's messages for an empty question."""
-    return draft_messages("Evidence:\n\nQuestion: ?\nTask: answer.")
 
 
 def test_unknown_sentence_is_rejected_and_retried_with_reason(pipe):
