@@ -9,6 +9,7 @@ an inserted or removed negation, a changed number.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from citetutor.evidence import stems
 
@@ -144,7 +145,9 @@ def _swapped_back_from(claim: str, sentence: str, question: str) -> list[str]:
     source = [m.group() for m in _WORD.finditer(sentence)]
     asked, held = set(stems(question)), set(stems(sentence))
     claim_stems = {s for w, _, _ in said for s in stems(w)}
-    start, at, length = _longest_shared_run([w.lower() for w, _, _ in said], [w.lower() for w in source])
+    mine_words, their_words = [w.lower() for w, _, _ in said], [w.lower() for w in source]
+    start, at, length = SequenceMatcher(None, mine_words, their_words, autojunk=False).find_longest_match(
+        0, len(mine_words), 0, len(their_words))
     if length < MIN_SHARED_RUN:
         return []
     foils = []
@@ -157,18 +160,3 @@ def _swapped_back_from(claim: str, sentence: str, question: str) -> list[str]:
                 and replacement[0] not in claim_stems and len(source[theirs]) > 3):
             foils.append(claim[:begin] + _cased(source[theirs], word) + claim[end:])
     return foils
-
-
-def _longest_shared_run(one: list[str], other: list[str]) -> tuple[int, int, int]:
-    """(start in `one`, start in `other`, length) of the longest run of equal words in both."""
-    best = (0, 0, 0)
-    previous = [0] * (len(other) + 1)
-    for i, word in enumerate(one, start=1):
-        current = [0] * (len(other) + 1)
-        for j, theirs in enumerate(other, start=1):
-            if word == theirs:
-                current[j] = previous[j - 1] + 1
-                if current[j] > best[2]:
-                    best = (i - current[j], j - current[j], current[j])
-        previous = current
-    return best

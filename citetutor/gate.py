@@ -73,9 +73,8 @@ def draft_messages(user: str) -> list[dict]:
     """Drafter messages: the system text, then this question's evidence and task.
 
     The meaning judge sends the same prefix, so an in-process judge reuses the drafter's KV
-    cache. (Two worked question-and-answer turns before the question were tried in the ninth
-    stop: the 1.5B copied fragments more boldly, 18 right answers against 22 on six tuning sets,
-    and "National Geographic switched to the Stereographic projection ... in 2000" passed.)"""
+    cache. (Worked example turns before the question made the 1.5B copy fragments boldly; see
+    the README's ninth stop.)"""
     return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
 
 
