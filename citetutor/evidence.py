@@ -195,9 +195,25 @@ def stem(word: str) -> str:
     return word[:5]
 
 
+# A number glued to the word after it ("12week"): a text layer that lost its spaces.
+_GLUED_NUMBER = re.compile(r"^(\d+)([a-z]{3,})$")
+
+
 def stems(text: str) -> list[str]:
-    """Content-word stems: tokens without stopwords, so forms of a word meet."""
-    return [stem(w) for w in tokenize(text) if len(w) > 2 or w.isdigit()]
+    """Content-word stems: tokens without stopwords, so forms of a word meet.
+
+    A number glued to its unit is read as both: a slide's text layer "Test'after'12week'delay"
+    held the "12 weeks after learning" a right draft said, and the claim was refused because
+    "12week" is one token. (Only here, for the checks: retrieval's index keeps its tokens.)
+    """
+    words = [part for w in tokenize(text) for part in _unglued(w)]
+    return [stem(w) for w in words if len(w) > 2 or w.isdigit()]
+
+
+def _unglued(token: str) -> tuple[str, ...]:
+    """'12week' as ('12', 'week'); any other token as itself."""
+    glued = _GLUED_NUMBER.match(token)
+    return glued.groups() if glued else (token,)
 
 
 def evidence_block(sentences: list[Sentence]) -> str:

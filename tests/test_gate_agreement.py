@@ -241,3 +241,18 @@ def test_a_sentence_naming_the_questions_topic_is_on_it_and_one_about_something_
     with pytest.raises(Rejected):  # a near-miss: the notes never mention sleep
         _guard_topic("How does sleep help lock memories in overnight?", numbered(
             "Testing improves memory retention over longer delays, not over shorter delays", cosine=0.42), 0.45)
+
+
+def test_a_number_glued_to_its_unit_by_the_text_layer_still_holds_the_claim():
+    """A slide read as "Test'after'12week'delay" states the 12 weeks of a right answer; before,
+    "12week" was one word, so "12 weeks after learning" was refused as not in its sentence."""
+    from citetutor.checks import guard
+    from citetutor.evidence import stems
+    from citetutor.schemas import Claim, Draft
+    evidence = numbered("Test'after'12week'delay • Studying what you already know without testing is ineffective",
+                        cosine=0.6)
+    question = "How long after learning did Roediger and Karpicke test people?"
+    claim = Draft(claims=[Claim(text="12 weeks after learning", sentences=[1])])
+    assert guard(question, claim, evidence, 0.6, 0.45, "explain") == []
+    assert stems("Test'after'12week'delay") == ["test", "after", "12", "week", "delay"]
+    assert stems("WGS84 and 3rd") == ["wgs84", "3rd"], "letters before digits, or a short ending, stay one word"
