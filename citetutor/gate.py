@@ -69,13 +69,15 @@ def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schem
     return parsed
 
 
-def draft_messages(user: str) -> list[dict]:
-    """Drafter messages: the system text, then this question's evidence and task.
+def draft_messages(sentences: list[Sentence], question: str, task: str, then: str = "") -> list[dict]:
+    """Drafter messages: the system text, then this question's evidence, question and task, and
+    `then` (a retry's reason, the learner's notes) after the task.
 
-    The meaning judge sends the same prefix, so an in-process judge reuses the drafter's KV
-    cache. (Worked example turns before the question made the 1.5B copy fragments boldly; see
-    the README's ninth stop.)"""
-    return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user}]
+    The meaning judge sends the same prefix with its own task, so an in-process judge reuses the
+    drafter's KV cache; built here only, the two cannot drift apart. (Worked example turns
+    before the question made the 1.5B copy fragments boldly; see the README's ninth stop.)"""
+    user = prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question, task=task)
+    return [{"role": "system", "content": prompts.DRAFT_SYSTEM}, {"role": "user", "content": user + then}]
 
 
 def verify_messages(sentences: list[Sentence], task: str) -> list[dict]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from citetutor import prompts
-from citetutor.evidence import Sentence, evidence_block
+from citetutor.evidence import Sentence
 from citetutor.foils import foils_of, swapped_back
 from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
@@ -51,11 +51,6 @@ class Judgement:
         return self.flipped is None or self.flipped > MIN_FLIP_MARGIN
 
 
-def judge_messages(sentences: list[Sentence], question: str, task: str) -> list[dict]:
-    """The drafter's system text, evidence and question, then the judge's task (shared KV prefix)."""
-    return draft_messages(prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question, task=task))
-
-
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
                 cited: list[int], words_held: bool = True) -> Judgement:
     """Whether the cited sentences state `claim` (asked when their words do not hold it), and
@@ -67,7 +62,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
-        yes, no = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
+        yes, no = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
                           YES_NO, StatedOrNot, "stated", ("Yes", "No"))
         stated = yes - no
         if stated <= 0 or not foils:
@@ -75,7 +70,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     foil, flipped = foils[0], 0.0
     for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
         task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)
-        scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
+        scores = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         flipped += (scores[claim_at] - scores[1 - claim_at]) / 2
     return Judgement(foil, (1 if stated is not None else 0) + 2, stated, flipped)
@@ -93,7 +88,7 @@ def judge_against_blind(judge: ChatModel, sentences: list[Sentence], question: s
     margin = 0.0
     for first, second, draft_at in ((draft, blind, 0), (blind, draft, 1)):
         task = prompts.JUDGE_ANSWER.format(a=first, b=second)
-        scores = _scores(judge, judge_messages(sentences, question, task), prompts.JUDGE_ANSWER_PREFIX,
+        scores = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_ANSWER_PREFIX,
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         margin += (scores[draft_at] - scores[1 - draft_at]) / 2
     return Judgement(blind, 2, None, margin)

@@ -24,7 +24,7 @@ from citetutor.checks import (
 )
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
-from citetutor.evidence import Sentence, evidence_block, number_evidence, sentence_boxes, stems
+from citetutor.evidence import Sentence, number_evidence, sentence_boxes, stems
 from citetutor.foils import foils_of, swapped_back
 from citetutor.gate import (
     Gate,
@@ -374,15 +374,15 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
     the drafter's own turn made the 1.5B drafter repeat it word for word more often.)
     """
     on_stage("draft", attempt)
-    user = prompts.DRAFT_USER.format(evidence=evidence_block(sentences), question=question,
-                                     task=prompts.DRAFT_MODE[mode])
+    then = ""
     if parts:  # a multi-part question: one claim per part the notes cover
-        user += prompts.DRAFT_PARTS.format(parts="\n".join(f"{i}) {p}" for i, p in enumerate(parts, 1)))
+        then += prompts.DRAFT_PARTS.format(parts="\n".join(f"{i}) {p}" for i, p in enumerate(parts, 1)))
     if notes.strip():
-        user += prompts.DRAFT_NOTES.format(notes=notes.strip())
+        then += prompts.DRAFT_NOTES.format(notes=notes.strip())
     if feedback:
-        user += prompts.DRAFT_RETRY.format(feedback=feedback)
-    return unlabelled(traced_call(gate.drafter, trace, "draft", draft_messages(user), Draft, attempt))
+        then += prompts.DRAFT_RETRY.format(feedback=feedback)
+    messages = draft_messages(sentences, question, prompts.DRAFT_MODE[mode], then)
+    return unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt))
 
 
 def solve_blind(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:
