@@ -16,6 +16,16 @@ import re
 _WORD = re.compile(r"\S+")
 _EDGES = re.compile(r"^[^\w]+|[^\w.]+$")
 _SENTENCE_END = re.compile(r"[.?!:]$")
+_PARTS = re.compile(r"[-_\s]+")
+# Students spell out the symbols their notes write: "R-naught" for R0, "Delta" for Δ. Asked
+# "What does R-naught have to be above ...?", notes that write R0 were told they never mention it.
+SPELLED_SYMBOLS = {
+    "naught": "0", "nought": "0", "zero": "0",
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ",
+    "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ",
+    "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ",
+    "omega": "ω",
+}
 
 
 def names_in(question: str) -> list[str]:
@@ -29,3 +39,11 @@ def names_in(question: str) -> list[str]:
             found.append(word)
         starts_sentence = bool(_SENTENCE_END.search(raw))
     return found
+
+
+def written_forms(name: str) -> list[str]:
+    """The name as given and, when it spells out a symbol, as notes write it: "R-naught" is
+    also "R0", "Delta-G" also "δG", "Sigma" also "σ"."""
+    parts = [part for part in _PARTS.split(name) if part]
+    symbolic = "".join(SPELLED_SYMBOLS.get(part.lower(), part) for part in parts)
+    return [name] if symbolic == "".join(parts) else [name, symbolic]

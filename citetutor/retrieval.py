@@ -13,7 +13,7 @@ from rank_bm25 import BM25Okapi
 
 from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError
 from citetutor.models.base import Embedder
-from citetutor.names import names_in
+from citetutor.names import names_in, written_forms
 from citetutor.states import DocStatus
 from citetutor.store import Snapshot, Store
 
@@ -239,10 +239,18 @@ def search(store: Store, embedder: Embedder, query: str, scope: Scope, k: int = 
 
 
 def unused_names(query: str, vocabulary: dict[str, int]) -> list[str]:
-    """The names a question gives (names.py) that the notes never use: some word of the name,
-    of two letters or more, is not among the scope's indexed words."""
+    """The names a question gives (names.py) that the notes never use in any written form."""
     return [name for name in names_in(query)
-            if any(len(term) > 1 and term not in vocabulary for term in tokenize(name))]
+            if not any(_used(form, vocabulary) for form in written_forms(name))]
+
+
+def _used(form: str, vocabulary: dict[str, int]) -> bool:
+    """Every word of `form` of two letters or more is among the scope's indexed words; a lone
+    symbol ("δ") is used when some indexed word holds it ("δg", "δs")."""
+    terms = tokenize(form)
+    if len(terms) == 1 and len(terms[0]) == 1 and not terms[0].isascii():
+        return any(terms[0] in term for term in vocabulary)
+    return all(len(term) == 1 or term in vocabulary for term in terms)
 
 
 # Each ranking contributes its best FUSION_DEPTH chunks, as RRF over result lists does

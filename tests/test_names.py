@@ -2,8 +2,8 @@
 
 import pytest
 
-from citetutor.names import names_in
-from citetutor.retrieval import Scope
+from citetutor.names import names_in, written_forms
+from citetutor.retrieval import Scope, tokenize, unused_names
 from citetutor.tutor import refusal_reason
 from tests.test_tutor_gate import QUESTION, pipe  # noqa: F401  (the gate fixture over a real PDF)
 
@@ -31,3 +31,26 @@ def test_a_name_the_notes_never_use_is_refused_before_any_model_and_named(pipe):
 def test_names_the_notes_use_pass_whatever_their_case(pipe):  # noqa: F811
     found = pipe.gate.search("What did Newton say about the Moon and Coriolis forces?", Scope(pipe.subject_id))
     assert found.unused_names == [] and found.hits
+
+
+@pytest.mark.parametrize("name, forms", [
+    ("R-naught", ["R-naught", "R0"]),
+    ("Delta-G", ["Delta-G", "δG"]),
+    ("Sigma", ["Sigma", "σ"]),
+    ("Bernoulli", ["Bernoulli"]),
+    ("Zeta-function", ["Zeta-function", "ζfunction"]),
+])
+def test_a_spelled_out_symbol_is_also_read_as_the_notes_write_it(name, forms):
+    assert written_forms(name) == forms
+
+
+@pytest.mark.parametrize("question, unused", [
+    ("What does R-naught have to be above for a disease to take off?", []),
+    ("Why is Delta-G negative when a reaction runs by itself?", []),
+    ("What does Sigma measure in these notes?", []),
+    ("What does Omega measure in these notes?", ["Omega"]),
+    ("What does R-nought mean for Bernoulli?", ["Bernoulli"]),
+])
+def test_a_name_a_student_spells_out_is_found_where_the_notes_write_its_symbol(question, unused):
+    vocabulary = {term: i for i, term in enumerate(tokenize("R0 falls below 1 when ΔG and σ are small"))}
+    assert unused_names(question, vocabulary) == unused
