@@ -1,9 +1,11 @@
 """Checks of meaning: does a claim say what its cited sentences say, and not its flip?
 
 Word overlap cannot tell "the entropy change is positive" from "... negative", and it refuses a
-student's paraphrase. So a judge model picks which of two statements the cited sentences state,
-the claim or a code-made foil (foils.py), in both orders, read from next-token log-probabilities
-(no text generated). A claim with nothing to flip is asked plainly: do the sentences state it?
+student's paraphrase. So a judge model compares the claim with code-made foils (foils.py), read
+from log-probabilities (no text generated): a claim in its sentences' own words must be likelier
+than every foil as the judge's restatement of the sentences; a claim in other words must be
+picked over its foil as what the sentences state, asked A or B in both orders. A claim with
+nothing to flip is asked plainly: do the sentences state it?
 The prompt starts like the draft's (system text, evidence, question), so an in-process judge
 reuses the drafter's KV cache and reads only the statements.
 """
@@ -28,6 +30,10 @@ _WORDS = re.compile(r"[a-z0-9']+")
 # strong" (the notes say it means reproductive success) won by 0.03 and five code-made wrong
 # drafts by 0.02-0.24.
 MIN_FLIP_MARGIN = 0.3
+# Read as restatements of the cited sentences, a claim must be likelier than each of its flips
+# by this much (log-probability of the whole statement, in nats).
+MIN_LIKELIHOOD_MARGIN = 1.0
+MAX_FOILS = 3  # flips of a claim a likelihood judge reads (each costs the claim's tokens once more)
 LETTERS = (" A", " B")
 YES_NO = (" Yes", " No")
 
@@ -42,13 +48,14 @@ class Judgement:
     # Log-odds of the claim over its foil, averaged over both orders: the average cancels the
     # judge's lean towards one letter (the 1.5B gave "A" about 1 nat more whatever it held).
     flipped: float | None = None
+    min_margin: float = MIN_FLIP_MARGIN  # how far `flipped` must be above zero
 
     @property
     def holds(self) -> bool:
         """Whether the claim was found stated (when asked) and beat its flip by a clear margin."""
         if self.stated is not None and self.stated <= 0:
             return False
-        return self.flipped is None or self.flipped > MIN_FLIP_MARGIN
+        return self.flipped is None or self.flipped > self.min_margin
 
 
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
@@ -67,13 +74,40 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
         stated = yes - no
         if stated <= 0 or not foils:
             return Judgement(asked=1, stated=stated)
+    asked = 1 if stated is not None else 0
+    restate = getattr(judge, "statement_logprobs", None)
+    # Only a claim in its sentences' own words is read against its flips as a restatement: it
+    # can be wrong only by what a flip changes. A claim in other words can add a link its
+    # sentences never make ("... because <an unrelated sentence>"), which no flip captures and a
+    # restatement reading does not notice; those keep the A/B choice's caution.
+    if restate is not None and words_held:
+        return _likelier_than_flips(restate, draft_messages(
+            sentences, question, prompts.JUDGE_RESTATE.format(labels=labels, cited=quoted)),
+            claim, foils[:MAX_FOILS], asked, stated)
     foil, flipped = foils[0], 0.0
     for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
         task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)
         scores = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         flipped += (scores[claim_at] - scores[1 - claim_at]) / 2
-    return Judgement(foil, (1 if stated is not None else 0) + 2, stated, flipped)
+    return Judgement(foil, asked + 2, stated, flipped)
+
+
+def _likelier_than_flips(restate, messages: list[dict], claim: str, foils: list[str], asked: int,
+                         stated: float | None) -> Judgement:
+    """The claim against each foil as the judge's restatement of the cited sentences: the
+    margin is the claim's log-probability less the likeliest foil's.
+
+    Asked "which statement, A or B?", the 1.5B could not tell "there is a discontinuity at the
+    origin" from "there is not a discontinuity ..." (0.13 nats) where the sentence says
+    "discontinuity at origin", nor "Biologists do not think evolution is heading toward a goal"
+    from "... heading away from a goal" (0.02). Read as whole statements, the same pairs part by
+    11.8 nats and more; a claim copied from the sentence is what a restatement says, its flip is not.
+    One pass reads all of them, with no order to swap: there is no letter to lean towards.
+    """
+    scores = restate(messages, [claim, *foils]).logprobs
+    best = max(range(len(foils)), key=lambda i: scores[i + 1])
+    return Judgement(foils[best], asked + 1, stated, scores[0] - scores[best + 1], MIN_LIKELIHOOD_MARGIN)
 
 
 def judge_against_blind(judge: ChatModel, sentences: list[Sentence], question: str, draft: str,

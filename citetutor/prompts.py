@@ -34,6 +34,11 @@ B: {b}
 Reply with the letter A or B."""
 JUDGE_CHOICE_PREFIX = "The sentence states statement"
 
+# A judge that can score whole statements reads the claim and its foils as its restatement of
+# the cited sentences: the likelier one is what they say (meaning.judge_claim).
+JUDGE_RESTATE = """Task: do not answer the question. {labels} says: "{cited}"
+Restate in one sentence what {labels} says."""
+
 JUDGE_STATED = """Task: do not answer the question. {labels} says: "{cited}"
 Statement: {claim}
 Does {labels} state this statement? Reply Yes or No."""

@@ -12,6 +12,7 @@ import pytest
 from citetutor import prompts
 from citetutor.config import Settings
 from citetutor.errors import ModelUnavailable
+from citetutor.models import embedded
 from citetutor.models.base import ask_structured
 from citetutor.models.embedded import (
     QWEN_0_5B,
@@ -231,6 +232,39 @@ def test_choice_logprobs_reads_two_options_and_reuses_the_previous_calls_prefix(
     # option wins.
     assert again.logprobs == pytest.approx(choice.logprobs, abs=0.2) and again.prompt_tokens == 1
     assert (again.logprobs[0] > again.logprobs[1]) == (choice.logprobs[0] > choice.logprobs[1])
+
+
+@needs_llama
+@pytest.mark.slow
+def test_statement_logprobs_sum_each_tokens_log_probability_and_reuse_the_prompt(model_cache):
+    """A statement read in one batch scores as reading it a token at a time does, and the
+    second statement costs its own tokens only (the prompt stays in the KV cache)."""
+    import llama_cpp
+
+    chat = LlamaChat(QWEN_0_5B, model_cache)
+    cited = "Heat does not flow spontaneously from a cold body to a hotter body."
+    messages = [{"role": "system", "content": prompts.DRAFT_SYSTEM},
+                {"role": "user", "content": prompts.DRAFT_USER.format(
+                    evidence=f"[S1] {cited}", question="Can heat go from cold to hot?",
+                    task=prompts.JUDGE_RESTATE.format(labels="S1", cited=cited))}]
+    flipped = cited.replace("does not flow", "does flow")
+    scored = chat.statement_logprobs(messages, [cited, flipped])
+    assert scored.logprobs[0] > scored.logprobs[1], "the sentence's own words beat their flip"
+    llama = chat._load()
+    prompt = embedded.chat_tokens(llama, messages)
+    statement_tokens = sum(len(llama.tokenize(s.encode(), add_bos=False, special=False)) for s in (cited, flipped))
+    # The prompt once, its last token again for fresh logits, then each statement's own tokens.
+    assert scored.prompt_tokens == len(prompt) + 1 + statement_tokens
+    llama.reset()
+    llama.eval(prompt)
+    expected = 0.0
+    for token in llama.tokenize(cited.encode(), add_bos=False, special=False):
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llama.ctx, -1),
+                                       shape=(llama.n_vocab(),)).astype(np.float64)
+        expected += logits[token] - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+        llama.eval([token])
+    # A token run alone rather than in a batch gets logits a few hundredths of a nat apart.
+    assert scored.logprobs[0] == pytest.approx(expected, abs=0.5)
 
 
 @needs_llama

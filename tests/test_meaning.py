@@ -1,5 +1,7 @@
 """Foils, question parts and the meaning judge's arithmetic, with scripted judges."""
 
+import re
+
 from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, swapped_back
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
@@ -158,3 +160,63 @@ def test_a_multi_part_question_far_from_every_sentence_as_a_whole_is_judged_by_i
     whole = float((vectors[1:] @ vectors[0]).max())
     assert closest_part(embedder, question_parts(question), SURVEY_NOTES) > whole + 0.1
     assert closest_part(embedder, [question], SURVEY_NOTES) == 0.0, "a one-part question has no parts to try"
+
+
+class RestatingJudge:
+    """A judge that scores whole statements: each word the quoted sentences hold is likelier.
+
+    It also has `choice_logprobs`, which must go unused: a judge that can read statements whole
+    is asked that way, with no letters to lean towards."""
+
+    name = "test:restating"
+
+    def __init__(self):
+        self.read: list[list[str]] = []
+
+    def chat_json(self, messages, schema):
+        raise AssertionError("scores from log-probabilities")
+
+    def choice_logprobs(self, messages, prefix, options):
+        if options[0].strip() == "Yes":
+            return Choice([0.0, -2.0], self.name)
+        raise AssertionError("a statement judge reads statements, not letters")
+
+    def statement_logprobs(self, messages, statements):
+        quoted = set(re.findall(r"\w+", messages[-1]["content"].split('says: "')[-1].split('"')[0].lower()))
+        self.read.append(statements)
+        return Choice([-3.0 * sum(w not in quoted for w in re.findall(r"\w+", s.lower()))
+                       for s in statements], self.name)
+
+
+def test_a_statement_judge_holds_a_claim_only_when_it_is_likelier_than_every_flip():
+    sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
+    judge = RestatingJudge()
+    verdict = judge_claim(judge, sentences, "Why?", SIGN, [1])
+    assert verdict.holds and verdict.flipped == 3.0 and verdict.asked == 1
+    assert judge.read[0][0] == SIGN and len(judge.read[0]) > 2, "the claim and several of its flips, in one call"
+    flipped = SIGN.replace("positive", "negative")
+    wrong = judge_claim(judge, sentences, "Why?", flipped, [1])
+    assert not wrong.holds and wrong.foil == SIGN and wrong.flipped == -3.0
+
+
+class LetterOnlyAfterStatedJudge(RestatingJudge):
+    """A statement judge whose A/B letters are recorded: a claim in other words must be read there."""
+
+    def __init__(self):
+        super().__init__()
+        self.letters = 0
+
+    def choice_logprobs(self, messages, prefix, options):
+        if options[0].strip() == "Yes":
+            return Choice([0.0, -2.0], self.name)
+        self.letters += 1
+        return Choice([-0.1, -0.2] if self.letters == 1 else [-0.2, -0.1], self.name)
+
+
+def test_a_claim_in_other_words_than_its_sentences_is_not_read_as_their_restatement():
+    sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
+    judge = LetterOnlyAfterStatedJudge()
+    verdict = judge_claim(judge, sentences, "Why?", SIGN, [1], words_held=False)
+    assert judge.read == [] and judge.letters == 2, "asked whether stated, then A/B in both orders"
+    assert verdict.stated == 2.0 and verdict.flipped is not None and abs(verdict.flipped - 0.1) < 1e-9
+    assert not verdict.holds, "a 0.1-nat A/B preference is below MIN_FLIP_MARGIN"

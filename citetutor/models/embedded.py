@@ -194,19 +194,58 @@ class LlamaChat:
         Nothing is generated: the options are read from the logits, so a judge costs the tokens
         that differ from the previous call's prompt (its evidence prefix stays in the KV cache).
         """
-        import llama_cpp
-
         with self._lock:
             llama = self._load()
             tokens = chat_tokens(llama, messages) + llama.tokenize(
                 answer_prefix.encode(), add_bos=False, special=False)
             reused = _eval_reusing_prefix(llama, tokens)
-            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llama.ctx, -1),
-                                           shape=(llama.n_vocab(),)).astype(np.float64)
-            logprobs = logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+            logprobs = _logprobs(llama, -1)
             firsts = [llama.tokenize(o.encode(), add_bos=False, special=False)[0] for o in options]
         return Choice([float(logprobs[t]) for t in firsts], model=self.name,
                       prompt_tokens=len(tokens) - reused)
+
+    def statement_logprobs(self, messages: list[dict], statements: list[str]) -> Choice:
+        """Log-probability of each statement as the assistant's reply to `messages`.
+
+        The prompt is read once (its shared prefix from the KV cache); each statement is then
+        read in one batch with logits at every position, so judging costs the statements'
+        tokens, not another read of the evidence.
+        """
+        with self._lock:
+            llama = self._load()
+            prompt = chat_tokens(llama, messages)
+            totals, read = [], 0
+            for statement in statements:
+                read += len(prompt) - _eval_reusing_prefix(llama, prompt)
+                tokens = llama.tokenize(statement.encode(), add_bos=False, special=False)
+                totals.append(_continuation_logprob(llama, tokens))
+                read += len(tokens)
+        return Choice(totals, model=self.name, prompt_tokens=read)
+
+
+def _continuation_logprob(llama, tokens: list[int]) -> float:
+    """Sum of log P(token) over `tokens` read after the evaluated prompt, a batch at a time."""
+    if not tokens:
+        return 0.0
+    total = float(_logprobs(llama, -1)[tokens[0]])
+    for offset in range(0, len(tokens), llama.n_batch):  # a statement longer than a batch
+        batch = tokens[offset:offset + llama.n_batch]
+        llama._batch.set_batch(batch=batch, n_past=llama.n_tokens, logits_all=True)
+        llama._ctx.decode(llama._batch)
+        llama.input_ids[llama.n_tokens:llama.n_tokens + len(batch)] = batch
+        llama.n_tokens += len(batch)
+        following = tokens[offset + 1:offset + len(batch) + 1]
+        total += sum(float(_logprobs(llama, i)[token]) for i, token in enumerate(following))
+    return total
+
+
+def _logprobs(llama, index: int) -> np.ndarray:
+    """Log-softmax of the logits at `index` of the last decoded batch (-1: its last token)."""
+    import llama_cpp
+
+    logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llama.ctx, index),
+                                   shape=(llama.n_vocab(),)).astype(np.float64)
+    return logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
 
 
 def chat_tokens(llama, messages: list[dict]) -> list[int]:
