@@ -47,6 +47,7 @@ class Judgement:
     stated: float | None = None  # log-odds of "Yes" over "No", when asked whether it is stated
     # Log-odds of the claim over its foil, averaged over both orders: the average cancels the
     # judge's lean towards one letter (the 1.5B gave "A" about 1 nat more whatever it held).
+    # Read as restatements instead, the claim's log-probability less its likeliest foil's.
     flipped: float | None = None
     min_margin: float = MIN_FLIP_MARGIN  # how far `flipped` must be above zero
 
