@@ -214,6 +214,39 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
     return uncovered
 
 
+MIN_RECITED_WORDS = 2  # one shared word ("not") is a coincidence, not a source
+
+
+def recited(question: str, draft: Draft, sentences: list[Sentence], min_topic: float) -> Draft:
+    """The draft with each mis-cited claim pointed at the sentence that holds all its words.
+
+    The 1.5B drafter often writes a right claim and cites a neighbour of its sentence: "Cohen's
+    d counts as a medium-sized effect when it is 0.5" citing "And most effects are small!",
+    where S1 says "Medium: 0.5". Told which sentence holds it, it cited the same one three times
+    over and the answer was refused. A claim whose cited sentences lack some of its words, when
+    one uncited sentence holds every word it adds to the question (two at least), is cited to
+    that sentence instead, if that sentence is about the question by meaning (`min_topic`): a
+    claim copied from a neighbouring step of a worked cycle, re-cited there, passed as the
+    answer about another step. Never to a sentence added to its own: joined so, "Yes, fitness
+    means being strong and surviving" found "strong" in an example about exercise. Nothing else
+    changes: the claim then goes through every check as if the drafter had cited it so, the
+    flip judge included. Partly held words are never re-cited (a claim from the model's own
+    knowledge often shares words with some sentence); those still get only a pointer.
+    """
+    claims = []
+    for claim in draft.claims:
+        new = new_words(claim.text, question)
+        cited = stems_of(claim.sentences, sentences)
+        missing = new - cited
+        source = next((s for s in sentences if len(new) >= MIN_RECITED_WORDS and missing
+                       and s.number not in claim.sentences and new <= set(stems(s.text))
+                       and s.cosine >= min_topic), None)
+        if source:
+            claim = claim.model_copy(update={"sentences": [source.number]})
+        claims.append(claim)
+    return draft.model_copy(update={"claims": claims})
+
+
 # Three or more words repeated back to back: slide text boxes laid over each other.
 DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
 

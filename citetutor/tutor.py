@@ -18,6 +18,7 @@ from citetutor.checks import (
     guard,
     holding_words,
     new_words,
+    recited,
     uncovered_detail,
     unlabelled,
     verbatim,
@@ -371,7 +372,8 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
     """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection.
 
     A retry appends what was wrong to the same request. (Showing the rejected draft back as
-    the drafter's own turn made the 1.5B drafter repeat it word for word more often.)
+    the drafter's own turn made the 1.5B drafter repeat it word for word more often.) A claim
+    cited to a neighbour of the one sentence that holds all its words is cited to that sentence.
     """
     on_stage("draft", attempt)
     then = ""
@@ -382,7 +384,8 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
     if feedback:
         then += prompts.DRAFT_RETRY.format(feedback=feedback)
     messages = draft_messages(sentences, question, prompts.DRAFT_MODE[mode], then)
-    return unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt))
+    drafted = unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt))
+    return recited(question, drafted, sentences, gate.limits.min_topic_relevance)
 
 
 def solve_blind(gate: Gate, trace, question: str, sentences: list[Sentence]) -> BlindSolve:

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from citetutor.checks import same_meaning, states_answer
+from citetutor.checks import recited, same_meaning, states_answer
+from citetutor.schemas import Claim, Draft
 from tests.fakes import HashEmbedder
 from tests.helpers import numbered
 
@@ -256,3 +257,19 @@ def test_a_number_glued_to_its_unit_by_the_text_layer_still_holds_the_claim():
     assert guard(question, claim, evidence, 0.6, 0.45, "explain") == []
     assert stems("Test'after'12week'delay") == ["test", "after", "12", "week", "delay"]
     assert stems("WGS84 and 3rd") == ["wgs84", "3rd"], "letters before digits, or a short ending, stay one word"
+
+
+def test_code_recites_a_claim_only_to_a_sentence_holding_every_word_it_adds():
+    sentences = numbered("And most effects are small!", "Cohen's d: Small: 0.2; Medium: 0.5; Large: 0.8",
+                         "Fitness means reproductive success", "If you exercise you will be stronger")
+    question = "What Cohen's d counts as a medium-sized effect?"
+    draft = Draft(claims=[Claim(text="A medium effect is d = 0.5.", sentences=[1])])
+    assert recited(question, draft, sentences, 0.0).claims[0].sentences == [2]
+    assert recited(question, draft, numbered(*(s.text for s in sentences), cosine=0.3), 0.45) == draft, \
+        "a sentence not about the question is no source"
+    # Words spread over two sentences are not joined into one source ("strong" from an example).
+    mixed = Draft(claims=[Claim(text="Fitness means success and being stronger.", sentences=[3])])
+    assert recited("Does fitness mean strength?", mixed, sentences, 0.0) == mixed
+    # One shared word is a coincidence, not a source.
+    lone = Draft(claims=[Claim(text="Medium.", sentences=[1])])
+    assert recited("Which size is it?", lone, sentences, 0.0) == lone

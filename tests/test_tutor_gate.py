@@ -107,11 +107,25 @@ def test_unknown_sentence_is_rejected_and_retried_with_reason(pipe):
                    for t in pipe.models.judge.calls), "the rejected draft never reached the judge"
 
 
-def test_claim_citing_the_wrong_sentence_is_rejected_naming_the_sentence_with_its_words(pipe):
-    def wrong_sentence(messages):
+def test_a_claim_cited_to_a_neighbour_of_the_sentence_holding_all_its_words_is_cited_there(pipe):
+    def neighbour_cited(messages):
         _, text = sentence_with(messages, "inward")
         other = next(n for n, t in evidence_sentences(messages) if "inward" not in t.lower())
         return Draft(claims=[Claim(text=text[:240], sentences=[other])])
+    pipe.models.drafter.enqueue(neighbour_cited)
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.attempts == 1 and result.reasons == []
+    inward, text = sentence_with(pipe.models.drafter.history[0], "inward")
+    assert result.claims[0][1] == [f"S{inward}"] and result.citations[0].text == text
+
+
+def test_claim_partly_in_another_sentence_is_rejected_naming_the_sentence_with_its_words(pipe):
+    def wrong_sentence(messages):
+        _, text = sentence_with(messages, "inward")
+        other = next(n for n, t in evidence_sentences(messages) if "inward" not in t.lower())
+        # One word no sentence holds: code cannot re-cite it, only point at its source.
+        return Draft(claims=[Claim(text=text[:200] + " Photosynthesis.", sentences=[other])])
     pipe.models.drafter.enqueue(wrong_sentence, quoting_draft())
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from citetutor import tutor
-from citetutor.checks import Rejected, guard
+from citetutor.checks import Rejected, guard, recited
 from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet, ingest_set
 from citetutor.evidence import Sentence, stems
 from citetutor.foils import antonym_flips, number_flips
@@ -140,8 +140,10 @@ def _try(gate, trace, question: str, mode: str, sentences: list[Sentence], draft
     started = time.perf_counter()
     reason, seen = "", []  # type: tuple[str, list]
     try:
+        # As write_draft hands every draft on.
+        draft = recited(question, draft, sentences, gate.limits.min_topic_relevance)
         uncovered = guard(question, draft, sentences, gate.limits.min_paraphrase_overlap,
-                              gate.limits.min_topic_relevance, mode, gate.embedder)
+                          gate.limits.min_topic_relevance, mode, gate.embedder)
         if not solved.sentences:
             raise Rejected("blind_unanswerable")
         tutor.verify_draft(gate, trace, question, sentences, draft, solved, uncovered, 1, seen=seen)
