@@ -16,6 +16,11 @@ from citetutor.states import Reason
 VALUE_REQUEST = re.compile(
     r"\b(value of|how (much|many|fast|far|long|big|large|high|heavy)|calculate|compute|"
     r"magnitude of|numerical(ly)?|(what|which) year)\b", re.IGNORECASE)
+# "How do you measure how much power the chip draws?" asks for a method, and "how does a
+# monopolist decide how much to produce?" for a rule: the value phrase is the object of a verb
+# of finding out, not the question. Both were refused for stating no number.
+METHOD_OF_FINDING = re.compile(
+    r"\b(measur|decid|determin|choos|tell|know|figur\w* out|work\w* out)\w*\s+how\s+\w+", re.IGNORECASE)
 # Digits, or the number words notes use for small counts and factors ("twice the capacity").
 NUMBER = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
@@ -208,13 +213,13 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
     cited_text = " ".join(s.text for s in cited)
     # A hint must not give the value away; and where the evidence states no number at all, the
     # question ("how long does it take to ...") did not ask for one the notes could give.
-    if mode == "explain" and VALUE_REQUEST.search(question) and any(numbers_in(s.text) for s in sentences):
+    if mode == "explain" and asks_for_value(question) and any(numbers_in(s.text) for s in sentences):
         if not numbers_in(draft.answer) & numbers_in(cited_text):
             raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
     return uncovered
 
 
-MIN_RECITED_WORDS = 2  # one shared word ("not") is a coincidence, not a source
+MIN_RECITED_WORDS = 2  # one shared word ("not") is a coincidence, not a source; one number is not
 
 
 def recited(question: str, draft: Draft, sentences: list[Sentence], min_topic: float) -> Draft:
@@ -224,7 +229,8 @@ def recited(question: str, draft: Draft, sentences: list[Sentence], min_topic: f
     d counts as a medium-sized effect when it is 0.5" citing "And most effects are small!",
     where S1 says "Medium: 0.5". Told which sentence holds it, it cited the same one three times
     over and the answer was refused. A claim whose cited sentences lack some of its words, when
-    one uncited sentence holds every word it adds to the question (two at least), is cited to
+    one uncited sentence holds every word it adds to the question (two at least, or a number:
+    "The monopolist makes $24" cited a sentence without it, next to "... = $24"), is cited to
     that sentence instead, if that sentence is about the question by meaning (`min_topic`): a
     claim copied from a neighbouring step of a worked cycle, re-cited there, passed as the
     answer about another step. Never to a sentence added to its own: joined so, "Yes, fitness
@@ -238,7 +244,8 @@ def recited(question: str, draft: Draft, sentences: list[Sentence], min_topic: f
         new = new_words(claim.text, question)
         cited = stems_of(claim.sentences, sentences)
         missing = new - cited
-        source = next((s for s in sentences if len(new) >= MIN_RECITED_WORDS and missing
+        enough = len(new) >= MIN_RECITED_WORDS or new <= numbers_in(claim.text)
+        source = next((s for s in sentences if enough and missing
                        and s.number not in claim.sentences and new <= set(stems(s.text))
                        and s.cosine >= min_topic), None)
         if source:
@@ -349,6 +356,11 @@ def numbers_in(text: str) -> set[str]:
     """The numbers a text states, number words as digits ("two" and "2" are one number)."""
     text = unicodedata.normalize("NFKC", text)  # "t³" states the 3 of "t^3"
     return {NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)}
+
+
+def asks_for_value(question: str) -> bool:
+    """Whether a question asks for a value ("how many traces?"), not how one is found out."""
+    return bool(VALUE_REQUEST.search(METHOD_OF_FINDING.sub(" ", question)))
 
 
 def _guard_topic(question: str, cited: list[Sentence], min_topic: float) -> None:

@@ -273,3 +273,7 @@ def test_code_recites_a_claim_only_to_a_sentence_holding_every_word_it_adds():
     # One shared word is a coincidence, not a source.
     lone = Draft(claims=[Claim(text="Medium.", sentences=[1])])
     assert recited("Which size is it?", lone, sentences, 0.0) == lone
+    # ... unless it is a number: "$24" is no coincidence next to "... = $24".
+    profit = Draft(claims=[Claim(text="The monopolist makes $24.", sentences=[1])])
+    money = numbered("Fewer alternatives for consumers", "Profit = ($16 - $10) x 4 = $24.", cosine=0.6)
+    assert recited("How much profit does the monopolist make?", profit, money, 0.45).claims[0].sentences == [2]

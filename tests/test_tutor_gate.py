@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from citetutor.checks import new_words
+from citetutor.checks import asks_for_value, new_words
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import stems
@@ -438,6 +438,16 @@ def test_value_request_needs_the_value_from_a_cited_sentence(tmp_path):
     result = pipe.ask(question, subject)
     assert result.status == "answered" and result.reasons == ["quantity_not_in_evidence"]
     assert "4.0" in result.text and result.citations[0].page_no == 2
+
+
+@pytest.mark.parametrize("question, value", [
+    ("If the key only correlates at 0.1, how many traces do I need?", True),
+    ("By how much does the Chinese remainder trick cut the work?", True),
+    ("How do you actually measure how much power the chip is drawing?", False),
+    ("How does a monopolist decide how much to produce and what price to charge?", False),
+])
+def test_a_question_about_how_a_value_is_found_out_does_not_ask_for_the_value(question, value):
+    assert asks_for_value(question) is value
 
 
 def test_hint_for_a_value_question_needs_no_value(pipe):
