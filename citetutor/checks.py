@@ -271,8 +271,8 @@ def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[S
 
     It names the words that came from nowhere and the sentence that holds most of them: small
     models fix a named word, or pick a sentence again, far better than they re-read the whole
-    evidence. Code never re-cites a claim itself: a claim written from the model's own
-    knowledge often shares words with some sentence.
+    evidence. Code re-cites a claim itself only to a sentence holding all its words (`recited`):
+    a claim written from the model's own knowledge often shares some words with some sentence.
     """
     new = new_words(claim.text, question)
     cited = stems_of(claim.sentences, sentences)
