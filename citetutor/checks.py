@@ -242,14 +242,12 @@ def recited(question: str, draft: Draft, sentences: list[Sentence], min_topic: f
     claims = []
     for claim in draft.claims:
         new = new_words(claim.text, question)
-        cited = stems_of(claim.sentences, sentences)
-        missing = new - cited
         enough = len(new) >= MIN_RECITED_WORDS or new <= numbers_in(claim.text)
-        source = next((s for s in sentences if enough and missing
-                       and s.number not in claim.sentences and new <= set(stems(s.text))
-                       and s.cosine >= min_topic), None)
-        if source:
-            claim = claim.model_copy(update={"sentences": [source.number]})
+        if enough and not new <= stems_of(claim.sentences, sentences):
+            source = next((s for s in sentences if s.number not in claim.sentences
+                           and s.cosine >= min_topic and new <= set(stems(s.text))), None)
+            if source:
+                claim = claim.model_copy(update={"sentences": [source.number]})
         claims.append(claim)
     return draft.model_copy(update={"claims": claims})
 

@@ -69,7 +69,7 @@ VELOCITY = numbered(
 def test_a_shared_citation_is_not_enough_the_judge_still_reads_the_claim():
     from citetutor.checks import agrees_with_blind
     from citetutor.meaning import judge_claim
-    from citetutor.schemas import BlindSolve, Claim, Draft
+    from citetutor.schemas import BlindSolve
     from tests.fakes import OverlapJudge
     blind = BlindSolve(answer="tangent to the circle", sentences=[1, 3])
     claim = "The velocity points in the direction of the radius of the circle."
