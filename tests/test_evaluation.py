@@ -127,3 +127,12 @@ def test_the_relevance_command_measures_a_set_as_the_tutor_does(tmp_path):
     rows = measure_set(make_pipeline(tmp_path / "lib"), qset)
     assert [r.key_in_evidence for r in rows] == [True, False, False]
     assert rows[0].cosine > rows[2].cosine
+
+
+def test_a_set_whose_pdf_is_read_as_a_scan_is_refused_not_scored_as_refusals(tmp_path):
+    from citetutor.devtools.evaluation import QuestionSet, ingest_set
+    from tests.corpus import HANDWRITTEN, corpus_file
+    from tests.helpers import make_pipeline
+    qset = QuestionSet("scan", corpus_file(*HANDWRITTEN), "E&M", (Case("What is energy?", (1,), must=("work",)),))
+    with pytest.raises(InputError, match="read as a scan"):
+        ingest_set(make_pipeline(tmp_path), qset)

@@ -132,3 +132,32 @@ def test_a_source_page_is_drawn_as_an_image_or_says_how_to_restore_it(tmp_path):
         original.unlink()
     with pytest.raises(NotFound, match="upload it again"):
         pipe.page_image(doc.doc_id, 2)
+
+
+def _image_only_page(doc, grey) -> None:
+    """A page holding nothing but one greyscale image (no text layer)."""
+    import pymupdf
+
+    height, width = grey.shape
+    pixmap = pymupdf.Pixmap(pymupdf.csGRAY, width, height, grey.astype(np.uint8).tobytes(), 0)
+    page = doc.new_page()
+    page.insert_image(page.rect, stream=pixmap.tobytes("png"), keep_proportion=False)
+
+
+def test_a_slide_that_is_only_a_background_image_is_blank_not_a_scan(tmp_path):
+    import pymupdf
+
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "Stratified sampling takes random samples within strata.")
+    _image_only_page(doc, np.tile(np.linspace(200, 255, 400), (300, 1)))  # a closing slide's gradient
+    pipe = make_pipeline(tmp_path)
+    subject = pipe.create_subject("Surveys")
+    result = pipe.upload(doc.tobytes(), "deck.pdf", subject)
+    assert (result.kind, result.status) == ("text", "ready"), "an empty slide must not hold the deck back"
+
+    ink = np.full((300, 400), 250)
+    ink[140:150, 50:350] = 20  # one dark stroke: something to read
+    scanned = pymupdf.open()
+    _image_only_page(scanned, ink)
+    result = pipe.upload(scanned.tobytes(), "scan.pdf", subject)
+    assert (result.kind, result.status) == ("scan", "needs_review")

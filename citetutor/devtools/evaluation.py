@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from citetutor.errors import InputError
+from citetutor.states import DocStatus
 
 SUPPORTED, UNRELATED, NEAR_MISS = "supported", "unrelated", "near-miss"
 CORRECT, WRONG, INCOMPLETE, FALSE_REFUSAL = "correct", "WRONG SHOWN", "incomplete", "false refusal"
@@ -152,7 +153,11 @@ def _check_pdf(pdf: Path, source: dict | None) -> None:
 def ingest_set(pipe, qset: QuestionSet) -> int:
     """A subject named for the set, holding the set's PDF; its id."""
     subject = pipe.create_subject(qset.subject)
-    pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
+    result = pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
+    if result.status != DocStatus.READY:  # else every question is "refused" for want of evidence
+        raise InputError(f"{qset.pdf.name} was read as a scan ({result.status}): its pages without a "
+                         "text layer stay out of retrieval until reviewed, so the set cannot be run. "
+                         "Use a PDF with a text layer.")
     return subject
 
 
