@@ -93,6 +93,45 @@ def _answer_flipped(foil: str) -> str:
     return m.group(1) + _cased(opposite, m.group(2)) + foil[m.end():]
 
 
+# Prefixes that make opposites of one stem ("depolarized"/"hyperpolarized", "undercoverage"/
+# "overcoverage", "inhale"/"exhale"). A hand list of whole-word antonyms cannot know every
+# field's pairs: "the inactivation ball plugs the channel when the membrane is hyperpolarized"
+# was shown, where the notes say it plugs it on depolarization, with no flip to compare it with.
+OPPOSED_PREFIXES = (
+    ("de", "hyper"), ("hyper", "hypo"), ("in", "de"), ("in", "ex"), ("im", "ex"), ("over", "under"),
+    ("up", "down"), ("endo", "exo"), ("homo", "hetero"), ("pre", "post"), ("intra", "inter"),
+    ("ana", "cata"), ("sub", "super"),
+)
+MIN_STEM = 5  # letters of the shared stem after the prefix: "polar", "cover", "therm"
+
+
+def prefix_flips(text: str, vocabulary: str) -> list[str]:
+    """One foil per word whose twin with the opposite prefix is a word of `vocabulary`.
+
+    Only twins the vocabulary (the cited sentences) uses are made, so the foil is a real word
+    of the field ("depolarized" where the sentence says "depolarization"), never a coinage.
+    """
+    known = {w.lower() for w in _WORD.findall(vocabulary)}
+    foils = []
+    for m in _WORD.finditer(text):
+        for twin, stem in _prefix_twins(m.group().lower()):
+            if any(k.startswith(stem) for k in known):
+                foils.append(text[:m.start()] + _cased(twin, m.group()) + text[m.end():])
+    return list(dict.fromkeys(foils))
+
+
+def _prefix_twins(word: str) -> list[tuple[str, str]]:
+    """`word` with each opposed prefix it starts with swapped for the other one, and the twin's
+    prefix with the first letters of the shared stem (what a vocabulary word must start with)."""
+    twins = []
+    for one, other in OPPOSED_PREFIXES:
+        for mine, theirs in ((one, other), (other, one)):
+            rest = word[len(mine):]
+            if word.startswith(mine) and len(rest) >= MIN_STEM:
+                twins.append((theirs + rest, theirs + rest[:MIN_STEM]))
+    return twins
+
+
 def number_flips(text: str) -> list[str]:
     """One foil per number: the number changed (doubled, or 1 for 0), the rest unchanged."""
     foils = []
@@ -103,9 +142,10 @@ def number_flips(text: str) -> list[str]:
     return foils
 
 
-def foils_of(text: str, most: int = 2) -> list[str]:
-    """The sharpest meaning flips of `text`, at most `most` of them."""
-    return (antonym_flips(text) + number_flips(text))[:most]
+def foils_of(text: str, most: int = 2, vocabulary: str = "") -> list[str]:
+    """The sharpest meaning flips of `text`, at most `most` of them; `vocabulary` (the cited
+    sentences) lets a word be flipped to its opposite-prefixed twin there."""
+    return list(dict.fromkeys(antonym_flips(text) + prefix_flips(text, vocabulary) + number_flips(text)))[:most]
 
 
 def polarity_conflict(one: str, other: str) -> bool:

@@ -136,7 +136,7 @@ def _closest_foils(claim: str, cited: str) -> list[str]:
     inward) is the comparison that matters; flipping a word the sentence never uses is not.
     """
     held = set(_WORDS.findall(cited.lower()))
-    return sorted(foils_of(claim, most=99), key=lambda f: -len(set(_WORDS.findall(f.lower())) & held))
+    return sorted(foils_of(claim, most=99, vocabulary=cited), key=lambda f: -len(set(_WORDS.findall(f.lower())) & held))
 
 
 def _scores(judge: ChatModel, messages: list[dict], prefix: str, options: tuple[str, str],

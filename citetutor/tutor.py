@@ -332,9 +332,12 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
     where its sentence has another, goes to the meaning judge (`seen` collects its judgements,
     for the flip test)."""
     by_number = {s.number: s for s in sentences}
+    cited = {number: [by_number[n].text for n in claim.sentences]
+             for number, claim in enumerate(draft.claims, start=1)}
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
-              if number in uncovered or (foils_of(claim.text) and not verbatim(claim, sentences))
-              or swapped_back(claim.text, [by_number[n].text for n in claim.sentences], question)]
+              if number in uncovered
+              or (foils_of(claim.text, vocabulary=" ".join(cited[number])) and not verbatim(claim, sentences))
+              or swapped_back(claim.text, cited[number], question)]
     if not judged:
         return
     on_stage("support_check", attempt)

@@ -2,7 +2,7 @@
 
 import re
 
-from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, swapped_back
+from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, prefix_flips, swapped_back
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
 from citetutor.parts import closest_part, question_parts, uncovered_parts
@@ -220,3 +220,25 @@ def test_a_claim_in_other_words_than_its_sentences_is_not_read_as_their_restatem
     assert judge.read == [] and judge.letters == 2, "asked whether stated, then A/B in both orders"
     assert verdict.stated == 2.0 and verdict.flipped is not None and abs(verdict.flipped - 0.1) < 1e-9
     assert not verdict.holds, "a 0.1-nat A/B preference is below MIN_FLIP_MARGIN"
+
+
+BALL = "When the cell is depolarized, the subunit gets attracted to the inside of the cell and blocks the channel."
+
+
+def test_a_word_is_flipped_to_its_opposite_prefixed_twin_only_where_the_cited_sentences_use_it():
+    wrong = "The ball blocks the channel when the membrane is hyperpolarized."
+    assert prefix_flips(wrong, BALL) == ["The ball blocks the channel when the membrane is depolarized."]
+    assert prefix_flips(wrong, "The channel opens.") == [], "no coinage the sentences never use"
+    assert prefix_flips("A telephone list has overcoverage.", "Undercoverage: not everyone has a telephone.") == [
+        "A telephone list has undercoverage."]
+    assert prefix_flips("Include every unit.", "Units are listed.") == []
+
+
+def test_a_claim_with_the_opposite_prefix_of_its_sentences_word_loses_to_its_twin():
+    sentences = numbered(BALL)
+    wrong = "The subunit blocks the channel when the cell is hyperpolarized."
+    verdict = judge_claim(RestatingJudge(), sentences, "When does the ball block the channel?", wrong, [1])
+    assert verdict.foil == wrong.replace("hyperpolarized", "depolarized") and not verdict.holds
+    right = judge_claim(RestatingJudge(), sentences, "When does the ball block the channel?",
+                        wrong.replace("hyperpolarized", "depolarized"), [1])
+    assert right.holds
