@@ -242,3 +242,11 @@ def test_a_claim_with_the_opposite_prefix_of_its_sentences_word_loses_to_its_twi
     right = judge_claim(RestatingJudge(), sentences, "When does the ball block the channel?",
                         wrong.replace("hyperpolarized", "depolarized"), [1])
     assert right.holds
+
+
+def test_the_flip_test_makes_a_prefix_twin_from_the_evidence_as_its_own_kind():
+    from citetutor.devtools.fliptest import KINDS, flips
+    sentences = numbered(BALL, "In order to unblock the channel, the cell needs to be hyperpolarized.")
+    made = flips("The subunit blocks the channel when the cell is depolarized.", sentences, [1])
+    assert "prefix" in KINDS
+    assert made["prefix"] == "The subunit blocks the channel when the cell is hyperpolarized."

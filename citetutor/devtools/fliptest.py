@@ -2,8 +2,9 @@
 
 For each supported question the real drafter writes a draft; a draft the answer key grades
 correct is kept. From its first claim code makes wrong twins: a swapped sign or antonym, an
-inserted or removed negation, a changed number, a swapped subject, and a neighbouring
-sentence's statement under the same citations. Each goes through the gate's checks (code
+inserted or removed negation, a changed number, a swapped subject, a neighbouring
+sentence's statement under the same citations, and a word swapped for its opposite-prefixed
+twin in the evidence. Each goes through the gate's checks (code
 checks, blind agreement, meaning judge) with the real verifier's blind solve, as a scripted
 draft would. Reported: the share of wrong drafts caught, per kind, and the share of the
 correct drafts rejected. A benchmark, never a test: it needs the real models.
@@ -21,11 +22,11 @@ from citetutor import tutor
 from citetutor.checks import Rejected, guard, recited
 from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet, ingest_set
 from citetutor.evidence import Sentence, stems
-from citetutor.foils import antonym_flips, number_flips
+from citetutor.foils import antonym_flips, number_flips, prefix_flips
 from citetutor.retrieval import Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
 
-KINDS = ("sign", "negation", "number", "subject", "neighbour")
+KINDS = ("sign", "negation", "number", "subject", "neighbour", "prefix")
 _NEGATION = re.compile(r"\b(not|no|never|cannot)\b|n't\b", re.IGNORECASE)
 
 
@@ -71,6 +72,11 @@ def flips(claim: str, sentences: list[Sentence], cited: list[int]) -> dict[str, 
     others = [s for s in sentences if s.number not in cited]
     if others:
         made["neighbour"] = min(others, key=lambda s: s.cosine).text[:240]
+    # A word swapped for its opposite-prefixed twin in the evidence ("exothermic" where the
+    # notes also say "endothermic"): a field's own opposites, which no hand list holds.
+    twins = [f for f in prefix_flips(claim, " ".join(s.text for s in sentences)) if f not in made.values()]
+    if twins:
+        made["prefix"] = twins[0]
     return made
 
 
