@@ -277,3 +277,20 @@ def test_code_recites_a_claim_only_to_a_sentence_holding_every_word_it_adds():
     profit = Draft(claims=[Claim(text="The monopolist makes $24.", sentences=[1])])
     money = numbered("Fewer alternatives for consumers", "Profit = ($16 - $10) x 4 = $24.", cosine=0.6)
     assert recited("How much profit does the monopolist make?", profit, money, 0.45).claims[0].sentences == [2]
+
+
+def test_the_same_value_or_the_blind_answers_words_agree_by_content_but_another_value_or_a_negation_does_not():
+    from citetutor.checks import agrees_with_blind, same_content
+    from citetutor.schemas import BlindSolve
+    question = "What's the worst scale error on the Albers map of the lower 48 states?"
+    solver = "1 1/4% on map of conterminous States with standard parallels of 29 1/2°N and 45 1/2°N"
+    right = Draft(claims=[Claim(text="The worst scale error on the Albers map is 1 1/4%.", sentences=[4])])
+    assert agrees_with_blind(HashEmbedder(), question, right, BlindSolve(answer=solver, sentences=[1, 2, 3]))
+    for wrong in ("The worst scale error is 2 1/2%.", "The worst scale error is 29%."):
+        assert not same_content(question, wrong, solver), wrong  # a digit of it, or a later number
+    why = "Why randomly assign the treatment? Couldn't we just control for everything in a regression?"
+    found = "Randomization eliminates confounding (Z) We don’t need to ‘control’ for anything"
+    assert same_content(why, "Randomization eliminates confounding, so we don't need to control for anything.", found)
+    negated = "Randomization does not eliminate confounding."
+    assert not same_content(why, negated, "Randomization eliminates confounding")
+    assert not same_content("Does fitness mean being strong?", "Yes, fitness means being strong.", "Yes")
