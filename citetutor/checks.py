@@ -170,7 +170,12 @@ def verbatim(claim: Claim, sentences: list[Sentence]) -> bool:
 
 def _negated(before: list[str]) -> bool:
     """Whether the word before a span negates it ("no", "not", "isn't")."""
-    return bool(before) and (before[-1] in NEGATING or before[-1].endswith("n't"))
+    return bool(before) and _negating(before[-1])
+
+
+def _negating(word: str) -> bool:
+    """Whether a lower-case word negates ("not", "never", "isn't")."""
+    return word in NEGATING or word.endswith("n't")
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
@@ -352,8 +357,13 @@ def _guard_formulas(number: int, claim: str, cited: str) -> None:
 
 def numbers_in(text: str) -> set[str]:
     """The numbers a text states, number words as digits ("two" and "2" are one number)."""
+    return set(numbers_listed(text))
+
+
+def numbers_listed(text: str) -> list[str]:
+    """The numbers a text states in order, repeats kept, number words as digits."""
     text = unicodedata.normalize("NFKC", text)  # "t³" states the 3 of "t^3"
-    return {NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)}
+    return [NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)]
 
 
 def asks_for_value(question: str) -> bool:
@@ -449,11 +459,10 @@ def same_content(question: str, answer: str, blind: str) -> bool:
 def _values(text: str, question: str) -> list[str]:
     """The numbers a text states beyond the question's, in order."""
     asked = numbers_in(question)
-    found = (NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(unicodedata.normalize("NFKC", text)))
-    return [n for n in found if n not in asked]
+    return [n for n in numbers_listed(text) if n not in asked]
 
 
 def _negations(text: str) -> int:
     """How many negating words a text has ("not", "no", "never", "isn't")."""
     words = (w.lower().replace("’", "'") for w in _FLAT_WORDS.findall(text))
-    return sum(w in NEGATING or w.endswith("n't") for w in words)
+    return sum(_negating(w) for w in words)
