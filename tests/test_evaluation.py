@@ -18,6 +18,7 @@ from citetutor.devtools.evaluation import (
     table,
 )
 from citetutor.errors import InputError
+from citetutor.states import DocStatus
 
 EVALS = Path(__file__).resolve().parent.parent / "evals"
 SIGN = Case("Why is the entropy change positive when you melt something?", (2,),
@@ -136,3 +137,25 @@ def test_a_set_whose_pdf_is_read_as_a_scan_is_refused_not_scored_as_refusals(tmp
     qset = QuestionSet("scan", corpus_file(*HANDWRITTEN), "E&M", (Case("What is energy?", (1,), must=("work",)),))
     with pytest.raises(InputError, match="read as a scan"):
         ingest_set(make_pipeline(tmp_path), qset)
+
+
+def test_a_deck_with_a_few_scanned_pages_is_reviewed_as_a_learner_would_then_runs(tmp_path):
+    """Slides that show a paper's page as a picture are held for review; the eval accepts the
+    OCR draft of each such page, as a learner on Scan Review would, and the deck opens."""
+    import pymupdf
+
+    from citetutor.devtools.evaluation import QuestionSet, ingest_set
+    from tests.corpus import HANDWRITTEN, corpus_file
+    from tests.fakes import ScriptedOcr
+    from tests.helpers import make_pipeline
+    deck = tmp_path / "deck.pdf"
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "The basic reproduction number is the average number of secondary cases.")
+    scanned = pymupdf.open(corpus_file(*HANDWRITTEN))
+    doc.insert_pdf(scanned, from_page=0, to_page=0)
+    doc.save(deck)
+    pipe = make_pipeline(tmp_path / "lib", ocr=ScriptedOcr("A contribution to the theory of epidemics."))
+    subject = ingest_set(pipe, QuestionSet("deck", deck, "Epi", (Case("What is R0?", (1,), must=("secondary",)),)))
+    [listed] = pipe.documents(subject)
+    assert listed["status"] == DocStatus.READY
+    assert [p["review_state"] for p in pipe.scan_pages(listed["id"])] == ["approved"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from citetutor.errors import InputError
-from citetutor.states import DocStatus
+from citetutor.states import DocStatus, ReviewState
 
 SUPPORTED, UNRELATED, NEAR_MISS = "supported", "unrelated", "near-miss"
 CORRECT, WRONG, INCOMPLETE, FALSE_REFUSAL = "correct", "WRONG SHOWN", "incomplete", "false refusal"
@@ -151,10 +151,24 @@ def _check_pdf(pdf: Path, source: dict | None) -> None:
 
 
 def ingest_set(pipe, qset: QuestionSet) -> int:
-    """A subject named for the set, holding the set's PDF; its id."""
+    """A subject named for the set, holding the set's PDF; its id.
+
+    Lecture slides sometimes show a page of a paper as a picture (the Kermack-McKendrick deck
+    shows the 1927 paper's first page twice): the deck is then held for Scan Review like any
+    scan. The eval does what a learner does there, accepting each page's OCR draft, and says so.
+    A PDF with no text layer at all is refused: its answers would grade OCR, not the gate."""
     subject = pipe.create_subject(qset.subject)
     result = pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
-    if result.status != DocStatus.READY:  # else every question is "refused" for want of evidence
+    if result.status != DocStatus.READY and result.chunks:
+        pipe.run_ocr(result.doc_id)
+        pages = pipe.scan_pages(result.doc_id)
+        print(f"  ({qset.pdf.name}: {len(pages)} scanned page(s) "
+              f"{', '.join(str(p['page_no']) for p in pages)} reviewed as a learner would, OCR draft accepted)",
+              flush=True)
+        for page in pages:
+            pipe.review_page(result.doc_id, page["page_no"], page["text"],
+                             ReviewState.APPROVED if page["text"].strip() else ReviewState.BLANK)
+    elif result.status != DocStatus.READY:  # else every question is "refused" for want of evidence
         raise InputError(f"{qset.pdf.name} was read as a scan ({result.status}): its pages without a "
                          "text layer stay out of retrieval until reviewed, so the set cannot be run. "
                          "Use a PDF with a text layer.")
