@@ -199,27 +199,28 @@ def test_a_statement_judge_holds_a_claim_only_when_it_is_likelier_than_every_fli
     assert not wrong.holds and wrong.foil == SIGN and wrong.flipped == -3.0
 
 
-class LetterOnlyAfterStatedJudge(RestatingJudge):
-    """A statement judge whose A/B letters are recorded: a claim in other words must be read there."""
+class StatedThenRestatingJudge(RestatingJudge):
+    """A statement judge that also records the Yes/No question it is asked first."""
 
     def __init__(self):
         super().__init__()
-        self.letters = 0
+        self.asked_stated = 0
 
     def choice_logprobs(self, messages, prefix, options):
-        if options[0].strip() == "Yes":
-            return Choice([0.0, -2.0], self.name)
-        self.letters += 1
-        return Choice([-0.1, -0.2] if self.letters == 1 else [-0.2, -0.1], self.name)
+        self.asked_stated += 1
+        return super().choice_logprobs(messages, prefix, options)
 
 
-def test_a_claim_in_other_words_than_its_sentences_is_not_read_as_their_restatement():
+def test_a_claim_in_other_words_is_asked_whether_stated_then_read_against_its_flips_as_a_restatement():
+    # Asked "A or B?", the 1.5B parted right paraphrases from their flips by coin-toss margins
+    # and refused them; read as restatements, the flip of the sentence's own word loses clearly.
     sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
-    judge = LetterOnlyAfterStatedJudge()
-    verdict = judge_claim(judge, sentences, "Why?", SIGN, [1], words_held=False)
-    assert judge.read == [] and judge.letters == 2, "asked whether stated, then A/B in both orders"
-    assert verdict.stated == 2.0 and verdict.flipped is not None and abs(verdict.flipped - 0.1) < 1e-9
-    assert not verdict.holds, "a 0.1-nat A/B preference is below MIN_FLIP_MARGIN"
+    judge = StatedThenRestatingJudge()
+    right = judge_claim(judge, sentences, "Why?", SIGN, [1], words_held=False)
+    assert judge.asked_stated == 1 and len(judge.read) == 1, "asked whether stated, then one restatement pass"
+    assert right.stated == 2.0 and right.holds
+    wrong = judge_claim(judge, sentences, "Why?", SIGN.replace("positive", "negative"), [1], words_held=False)
+    assert not wrong.holds and "positive" in wrong.foil
 
 
 BALL = "When the cell is depolarized, the subunit gets attracted to the inside of the cell and blocks the channel."
