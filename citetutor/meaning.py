@@ -35,6 +35,9 @@ MIN_FLIP_MARGIN = 0.3
 MIN_LIKELIHOOD_MARGIN = 1.0
 MAX_FOILS = 3  # flips of a claim a likelihood judge reads (each costs the claim's tokens once more)
 LETTERS = (" A", " B")
+# Words by which a claim says one thing explains or shows another.
+LINK = re.compile(r"\b(because|since|due to|as a result|therefore|thus|hence|so that|which is why|"
+                  r"(as )?evidenced by|leads? to|caus(e|es|ed|ing))\b", re.IGNORECASE)
 YES_NO = (" Yes", " No")
 
 
@@ -81,10 +84,10 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     # found it stated. Asked "A or B?" instead, the 1.5B parted right paraphrases from their
     # flips by coin-toss margins (-0.02 to 0.21 nats: "Cohen's d counts as a medium-sized effect
     # when it is 0.5", "the range is the distance at which 95% of the sill is reached"), and
-    # refused them; a link the sentences never make ("... because <an unrelated sentence>") is
-    # in the claim and in its flip alike, so no A/B choice between them could catch it either:
-    # that is the "stated" question's job.
-    if restate is not None:
+    # refused them. Not one that links two things its sentences never link ("<the question>
+    # because <an unrelated sentence>"): read as restatements, three such wrong answers passed on
+    # the tuning sets (the copied half is what a restatement says), so those keep the A/B choice.
+    if restate is not None and (words_held or not LINK.search(claim)):
         return _likelier_than_flips(restate, draft_messages(
             sentences, question, prompts.JUDGE_RESTATE.format(labels=labels, cited=quoted)),
             claim, foils[:MAX_FOILS], asked, stated)

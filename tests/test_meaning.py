@@ -251,3 +251,27 @@ def test_the_flip_test_makes_a_prefix_twin_from_the_evidence_as_its_own_kind():
     made = flips("The subunit blocks the channel when the cell is depolarized.", sentences, [1])
     assert "prefix" in KINDS
     assert made["prefix"] == "The subunit blocks the channel when the cell is hyperpolarized."
+
+
+class LetterCountingJudge(StatedThenRestatingJudge):
+    """Records A/B passes too, scoring the first-placed statement a little higher."""
+
+    def __init__(self):
+        super().__init__()
+        self.letters = 0
+
+    def choice_logprobs(self, messages, prefix, options):
+        if options[0].strip() == "Yes":
+            return super().choice_logprobs(messages, prefix, options)
+        self.letters += 1
+        return Choice([-0.1, -0.2], self.name)
+
+
+def test_a_claim_in_other_words_that_links_two_things_keeps_the_a_b_choice():
+    # "<the question> because <an unrelated sentence>": the copied half is what a restatement
+    # says, so a restatement reading passed three such wrong answers on the tuning sets.
+    sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
+    judge = LetterCountingJudge()
+    verdict = judge_claim(judge, sentences, "Why?", "The entropy of transition is positive because melting "
+                          "requires heat.", [1], words_held=False)
+    assert judge.read == [] and judge.letters == 2 and not verdict.holds, "a lean of 0 nats after averaging"
