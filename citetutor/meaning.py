@@ -39,6 +39,7 @@ LETTERS = (" A", " B")
 LINK = re.compile(r"\b(because|since|due to|as a result|therefore|thus|hence|so that|which is why|"
                   r"(as )?evidenced by|leads? to|caus(e|es|ed|ing))\b", re.IGNORECASE)
 YES_NO = (" Yes", " No")
+YES_OR_NO = re.compile(r"\W*(yes|no)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,11 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     # when it is 0.5", "the range is the distance at which 95% of the sill is reached"), and
     # refused them. Not one that links two things its sentences never link ("<the question>
     # because <an unrelated sentence>"): read as restatements, three such wrong answers passed on
-    # the tuning sets (the copied half is what a restatement says), so those keep the A/B choice.
-    if restate is not None and (words_held or not LINK.search(claim)):
+    # the tuning sets (the copied half is what a restatement says). Nor a yes or no in other
+    # words: its flip ("No, it is not true that …") is five tokens longer, which costs it
+    # log-probability whatever it means, and "Yes, fitness in biology means being strong and
+    # surviving" passed. Those keep the A/B choice.
+    if restate is not None and (words_held or not (LINK.search(claim) or YES_OR_NO.match(claim))):
         return _likelier_than_flips(restate, draft_messages(
             sentences, question, prompts.JUDGE_RESTATE.format(labels=labels, cited=quoted)),
             claim, foils[:MAX_FOILS], asked, stated)

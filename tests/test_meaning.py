@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, prefix_flips, swapped_back
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
@@ -267,11 +269,14 @@ class LetterCountingJudge(StatedThenRestatingJudge):
         return Choice([-0.1, -0.2], self.name)
 
 
-def test_a_claim_in_other_words_that_links_two_things_keeps_the_a_b_choice():
+@pytest.mark.parametrize("claim", [
+    "The entropy of transition is positive because melting requires heat.",
+    "Yes, the entropy of transition is positive when melting requires heat."])
+def test_a_claim_in_other_words_that_links_two_things_or_says_yes_keeps_the_a_b_choice(claim):
     # "<the question> because <an unrelated sentence>": the copied half is what a restatement
-    # says, so a restatement reading passed three such wrong answers on the tuning sets.
+    # says, so a restatement reading passed three such wrong answers on the tuning sets; and a
+    # yes's flip ("No, it is not true that ...") loses log-probability by its length alone.
     sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
     judge = LetterCountingJudge()
-    verdict = judge_claim(judge, sentences, "Why?", "The entropy of transition is positive because melting "
-                          "requires heat.", [1], words_held=False)
+    verdict = judge_claim(judge, sentences, "Why?", claim, [1], words_held=False)
     assert judge.read == [] and judge.letters == 2 and not verdict.holds, "a lean of 0 nats after averaging"
