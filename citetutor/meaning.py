@@ -91,7 +91,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     # words: its flip ("No, it is not true that …") is five tokens longer, which costs it
     # log-probability whatever it means, and "Yes, fitness in biology means being strong and
     # surviving" passed. Those keep the A/B choice.
-    if restate is not None and (words_held or not (LINK.search(claim) or YES_OR_NO.match(claim))):
+    if restate is not None and (words_held or not chosen_between(claim)):
         return _likelier_than_flips(restate, draft_messages(
             sentences, question, prompts.JUDGE_RESTATE.format(labels=labels, cited=quoted)),
             claim, foils[:MAX_FOILS], asked, stated)
@@ -102,6 +102,12 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         flipped += (scores[claim_at] - scores[1 - claim_at]) / 2
     return Judgement(foil, asked + 2, stated, flipped)
+
+
+def chosen_between(claim: str) -> bool:
+    """Whether a claim in other words is judged by an A/B choice with its flip, not read as a
+    restatement: it links two things, or answers yes or no."""
+    return bool(LINK.search(claim) or YES_OR_NO.match(claim))
 
 
 def _likelier_than_flips(restate, messages: list[dict], claim: str, foils: list[str], asked: int,

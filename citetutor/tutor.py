@@ -36,7 +36,7 @@ from citetutor.gate import (
     traced_call,
     verify_messages,
 )
-from citetutor.meaning import Judgement, judge_against_blind, judge_claim
+from citetutor.meaning import Judgement, chosen_between, judge_against_blind, judge_claim
 from citetutor.parts import closest_part, question_parts, uncovered_parts
 from citetutor.quotes import agreed_quote
 from citetutor.retrieval import Retrieval, Scope
@@ -324,7 +324,10 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
         on_stage("support_check", attempt)
         verdict = _judged(gate, trace, attempt, Reason.BLIND_DISAGREES, seen, partial(
             judge_against_blind, gate.meaning_judge, sentences, question, draft.answer, solved.answer))
-        if not verdict.holds:
+        # A claim the judge can weigh only by an A/B choice (a yes, a "because") cannot outweigh
+        # the disagreement: two such wrong answers passed ("... shut down because it eliminates
+        # deadweight loss, which is a key factor in ... profitability").
+        if not verdict.holds or any(chosen_between(claim.text) for claim in draft.claims):
             raise Rejected(Reason.BLIND_DISAGREES)
         uncovered = list(range(1, len(draft.claims) + 1))
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)

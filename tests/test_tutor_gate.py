@@ -411,6 +411,22 @@ def test_a_draft_the_blind_solve_disagrees_with_has_every_claim_judged(tmp_path)
     assert "stated?" in judge.calls
 
 
+def test_a_yes_the_blind_solve_disagrees_with_is_refused_whatever_the_judge_leans_to(pipe):
+    # A yes (or a "because") is weighed by an A/B choice whose margins are a coin toss: it
+    # cannot outweigh the blind solver's disagreement.
+    def yes(messages):
+        number, text = sentence_with(messages, "inward")
+        return Draft(claims=[Claim(text="Yes, " + text[:200], sentences=[number])])
+
+    def elsewhere(messages):
+        number, _ = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
+        return BlindSolve(answer="Plants make sugar from sunlight in their leaves.", sentences=[number])
+    pipe.models.drafter.enqueue(yes, yes)
+    pipe.models.verifier.enqueue(elsewhere)
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.reasons == ["blind_disagrees", "repeated_draft"]
+
+
 def test_blind_solve_that_finds_no_sentence_refuses(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
     pipe.models.verifier.enqueue(BlindSolve(answer="", sentences=[]))
