@@ -15,6 +15,7 @@ from citetutor.checks import (
     Rejected,
     abstains,
     agrees_with_blind,
+    both_state_values,
     guard,
     holding_words,
     new_words,
@@ -326,8 +327,11 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
             judge_against_blind, gate.meaning_judge, sentences, question, draft.answer, solved.answer))
         # A claim the judge can weigh only by an A/B choice (a yes, a "because") cannot outweigh
         # the disagreement: two such wrong answers passed ("... shut down because it eliminates
-        # deadweight loss, which is a key factor in ... profitability").
-        if not verdict.holds or any(chosen_between(claim.text) for claim in draft.claims):
+        # deadweight loss, which is a key factor in ... profitability"). Nor can a value other
+        # than the one the blind solver read: "The confidence ... is 3/5" passed where the slide
+        # and the solver had 2/3.
+        if (not verdict.holds or any(chosen_between(claim.text) for claim in draft.claims)
+                or both_state_values(question, draft.answer, solved.answer)):
             raise Rejected(Reason.BLIND_DISAGREES)
         uncovered = list(range(1, len(draft.claims) + 1))
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
