@@ -456,12 +456,6 @@ def same_content(question: str, answer: str, blind: str) -> bool:
     return states_answer(answer, blind, question)
 
 
-def both_state_values(question: str, answer: str, blind: str) -> bool:
-    """Whether an answer and the blind answer each state a number beyond the question's (when
-    they do not agree by content, two values read off the same evidence differ)."""
-    return bool(_values(answer, question)) and bool(_values(blind, question))
-
-
 def _values(text: str, question: str) -> list[str]:
     """The numbers a text states beyond the question's, in order."""
     asked = numbers_in(question)

@@ -2,10 +2,10 @@
 
 Word overlap cannot tell "the entropy change is positive" from "... negative", and it refuses a
 student's paraphrase. So a judge model compares the claim with code-made foils (foils.py), read
-from log-probabilities (no text generated): a claim must be likelier than every foil as the
-judge's restatement of the sentences, and a claim in other words must first be found stated by
-them (asked plainly: do the sentences state it?), as must a claim with nothing to flip. A judge
-without whole-statement scores picks between claim and foil instead, asked A or B in both orders.
+from log-probabilities (no text generated): a claim in its sentences' own words must be likelier
+than every foil as the judge's restatement of the sentences; a claim in other words must be
+picked over its foil as what the sentences state, asked A or B in both orders. A claim with
+nothing to flip is asked plainly: do the sentences state it?
 The prompt starts like the draft's (system text, evidence, question), so an in-process judge
 reuses the drafter's KV cache and reads only the statements.
 """
@@ -35,11 +35,7 @@ MIN_FLIP_MARGIN = 0.3
 MIN_LIKELIHOOD_MARGIN = 1.0
 MAX_FOILS = 3  # flips of a claim a likelihood judge reads (each costs the claim's tokens once more)
 LETTERS = (" A", " B")
-# Words by which a claim says one thing explains or shows another.
-LINK = re.compile(r"\b(because|since|due to|as a result|therefore|thus|hence|so that|which is why|"
-                  r"(as )?evidenced by|leads? to|caus(e|es|ed|ing))\b", re.IGNORECASE)
 YES_NO = (" Yes", " No")
-YES_OR_NO = re.compile(r"\W*(yes|no)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -81,17 +77,11 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
             return Judgement(asked=1, stated=stated)
     asked = 1 if stated is not None else 0
     restate = getattr(judge, "statement_logprobs", None)
-    # A claim in other words is read against its flips as a restatement too, once the judge has
-    # found it stated. Asked "A or B?" instead, the 1.5B parted right paraphrases from their
-    # flips by coin-toss margins (-0.02 to 0.21 nats: "Cohen's d counts as a medium-sized effect
-    # when it is 0.5", "the range is the distance at which 95% of the sill is reached"), and
-    # refused them. Not one that links two things its sentences never link ("<the question>
-    # because <an unrelated sentence>"): read as restatements, three such wrong answers passed on
-    # the tuning sets (the copied half is what a restatement says). Nor a yes or no in other
-    # words: its flip ("No, it is not true that …") is five tokens longer, which costs it
-    # log-probability whatever it means, and "Yes, fitness in biology means being strong and
-    # surviving" passed. Those keep the A/B choice.
-    if restate is not None and (words_held or not chosen_between(claim)):
+    # Only a claim in its sentences' own words is read against its flips as a restatement: it
+    # can be wrong only by what a flip changes. A claim in other words can add a link its
+    # sentences never make ("... because <an unrelated sentence>"), which no flip captures and a
+    # restatement reading does not notice; those keep the A/B choice's caution.
+    if restate is not None and words_held:
         return _likelier_than_flips(restate, draft_messages(
             sentences, question, prompts.JUDGE_RESTATE.format(labels=labels, cited=quoted)),
             claim, foils[:MAX_FOILS], asked, stated)
@@ -102,12 +92,6 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         flipped += (scores[claim_at] - scores[1 - claim_at]) / 2
     return Judgement(foil, asked + 2, stated, flipped)
-
-
-def chosen_between(claim: str) -> bool:
-    """Whether a claim in other words is judged by an A/B choice with its flip, not read as a
-    restatement: it links two things, or answers yes or no."""
-    return bool(LINK.search(claim) or YES_OR_NO.match(claim))
 
 
 def _likelier_than_flips(restate, messages: list[dict], claim: str, foils: list[str], asked: int,
@@ -142,8 +126,7 @@ def judge_against_blind(judge: ChatModel, sentences: list[Sentence], question: s
         scores = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_ANSWER_PREFIX,
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         margin += (scores[draft_at] - scores[1 - draft_at]) / 2
-    # Any lean to the draft passes here: the draft's every claim is judged next (tutor.verify_draft).
-    return Judgement(blind, 2, None, margin, min_margin=0.0)
+    return Judgement(blind, 2, None, margin)
 
 
 def _closest_foils(claim: str, cited: str) -> list[str]:

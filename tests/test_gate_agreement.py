@@ -294,12 +294,3 @@ def test_the_same_value_or_the_blind_answers_words_agree_by_content_but_another_
     negated = "Randomization does not eliminate confounding."
     assert not same_content(why, negated, "Randomization eliminates confounding")
     assert not same_content("Does fitness mean being strong?", "Yes, fitness means being strong.", "Yes")
-
-
-def test_two_values_read_off_the_same_evidence_that_differ_are_a_disagreement_no_judge_outweighs():
-    from citetutor.checks import both_state_values, same_content
-    question = "In the shopping basket example, what's the confidence for milk and diapers leading to beer?"
-    assert not same_content(question, "The confidence is 3/5.", "2/3")
-    assert both_state_values(question, "The confidence is 3/5.", "2/3")
-    assert not both_state_values(question, "It is the share of baskets with milk and diapers.", "2/3")
-    assert not both_state_values("Is 5 more than 3?", "Yes, 5 is more than 3.", "Yes")

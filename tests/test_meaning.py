@@ -2,8 +2,6 @@
 
 import re
 
-import pytest
-
 from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, prefix_flips, swapped_back
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
@@ -201,28 +199,27 @@ def test_a_statement_judge_holds_a_claim_only_when_it_is_likelier_than_every_fli
     assert not wrong.holds and wrong.foil == SIGN and wrong.flipped == -3.0
 
 
-class StatedThenRestatingJudge(RestatingJudge):
-    """A statement judge that also records the Yes/No question it is asked first."""
+class LetterOnlyAfterStatedJudge(RestatingJudge):
+    """A statement judge whose A/B letters are recorded: a claim in other words must be read there."""
 
     def __init__(self):
         super().__init__()
-        self.asked_stated = 0
+        self.letters = 0
 
     def choice_logprobs(self, messages, prefix, options):
-        self.asked_stated += 1
-        return super().choice_logprobs(messages, prefix, options)
+        if options[0].strip() == "Yes":
+            return Choice([0.0, -2.0], self.name)
+        self.letters += 1
+        return Choice([-0.1, -0.2] if self.letters == 1 else [-0.2, -0.1], self.name)
 
 
-def test_a_claim_in_other_words_is_asked_whether_stated_then_read_against_its_flips_as_a_restatement():
-    # Asked "A or B?", the 1.5B parted right paraphrases from their flips by coin-toss margins
-    # and refused them; read as restatements, the flip of the sentence's own word loses clearly.
+def test_a_claim_in_other_words_than_its_sentences_is_not_read_as_their_restatement():
     sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
-    judge = StatedThenRestatingJudge()
-    right = judge_claim(judge, sentences, "Why?", SIGN, [1], words_held=False)
-    assert judge.asked_stated == 1 and len(judge.read) == 1, "asked whether stated, then one restatement pass"
-    assert right.stated == 2.0 and right.holds
-    wrong = judge_claim(judge, sentences, "Why?", SIGN.replace("positive", "negative"), [1], words_held=False)
-    assert not wrong.holds and "positive" in wrong.foil
+    judge = LetterOnlyAfterStatedJudge()
+    verdict = judge_claim(judge, sentences, "Why?", SIGN, [1], words_held=False)
+    assert judge.read == [] and judge.letters == 2, "asked whether stated, then A/B in both orders"
+    assert verdict.stated == 2.0 and verdict.flipped is not None and abs(verdict.flipped - 0.1) < 1e-9
+    assert not verdict.holds, "a 0.1-nat A/B preference is below MIN_FLIP_MARGIN"
 
 
 BALL = "When the cell is depolarized, the subunit gets attracted to the inside of the cell and blocks the channel."
@@ -253,30 +250,3 @@ def test_the_flip_test_makes_a_prefix_twin_from_the_evidence_as_its_own_kind():
     made = flips("The subunit blocks the channel when the cell is depolarized.", sentences, [1])
     assert "prefix" in KINDS
     assert made["prefix"] == "The subunit blocks the channel when the cell is hyperpolarized."
-
-
-class LetterCountingJudge(StatedThenRestatingJudge):
-    """Records A/B passes too, scoring the first-placed statement a little higher."""
-
-    def __init__(self):
-        super().__init__()
-        self.letters = 0
-
-    def choice_logprobs(self, messages, prefix, options):
-        if options[0].strip() == "Yes":
-            return super().choice_logprobs(messages, prefix, options)
-        self.letters += 1
-        return Choice([-0.1, -0.2], self.name)
-
-
-@pytest.mark.parametrize("claim", [
-    "The entropy of transition is positive because melting requires heat.",
-    "Yes, the entropy of transition is positive when melting requires heat."])
-def test_a_claim_in_other_words_that_links_two_things_or_says_yes_keeps_the_a_b_choice(claim):
-    # "<the question> because <an unrelated sentence>": the copied half is what a restatement
-    # says, so a restatement reading passed three such wrong answers on the tuning sets; and a
-    # yes's flip ("No, it is not true that ...") loses log-probability by its length alone.
-    sentences = numbered("Melting a substance requires heat, so the entropy of transition is positive.")
-    judge = LetterCountingJudge()
-    verdict = judge_claim(judge, sentences, "Why?", claim, [1], words_held=False)
-    assert judge.read == [] and judge.letters == 2 and not verdict.holds, "a lean of 0 nats after averaging"

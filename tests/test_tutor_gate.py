@@ -385,48 +385,6 @@ def test_a_blind_answer_the_evidence_does_not_give_no_longer_refuses_a_quoted_dr
     assert judged and judged[0]["outcome"] == "ok"
 
 
-class NothingStatedJudge(OverlapJudge):
-    """Weighs two answers as OverlapJudge does, but finds no claim stated by its sentences."""
-
-    def choice_logprobs(self, messages, answer_prefix, options):
-        if options[0].strip() == "Yes":
-            self.calls.append("stated?")
-            return Choice([-2.0, 0.0], self.name)
-        return super().choice_logprobs(messages, answer_prefix, options)
-
-
-def test_a_draft_the_blind_solve_disagrees_with_has_every_claim_judged(tmp_path):
-    # Disagreement is no veto on a coin-toss margin: the judge leans to the draft's answer, and
-    # then each claim, though its words are all in its sentence, is asked whether it is stated.
-    judge = NothingStatedJudge()
-    pipe = _pipe_with(tmp_path, judge)
-
-    def elsewhere(messages):
-        number, _ = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
-        return BlindSolve(answer="Photosynthesis.", sentences=[number])
-    pipe.models.drafter.enqueue(quoting_draft(), quoting_draft())
-    pipe.models.verifier.enqueue(elsewhere)
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "refused" and result.reasons == ["uncovered_claim", "repeated_draft"]
-    assert "stated?" in judge.calls
-
-
-def test_a_yes_the_blind_solve_disagrees_with_is_refused_whatever_the_judge_leans_to(pipe):
-    # A yes (or a "because") is weighed by an A/B choice whose margins are a coin toss: it
-    # cannot outweigh the blind solver's disagreement.
-    def yes(messages):
-        number, text = sentence_with(messages, "inward")
-        return Draft(claims=[Claim(text="Yes, " + text[:200], sentences=[number])])
-
-    def elsewhere(messages):
-        number, _ = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
-        return BlindSolve(answer="Plants make sugar from sunlight in their leaves.", sentences=[number])
-    pipe.models.drafter.enqueue(yes, yes)
-    pipe.models.verifier.enqueue(elsewhere)
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "refused" and result.reasons == ["blind_disagrees", "repeated_draft"]
-
-
 def test_blind_solve_that_finds_no_sentence_refuses(pipe):
     pipe.models.drafter.enqueue(quoting_draft())
     pipe.models.verifier.enqueue(BlindSolve(answer="", sentences=[]))
