@@ -450,15 +450,15 @@ def same_content(question: str, answer: str, blind: str) -> bool:
     """
     if _negations(answer) % 2 != _negations(blind) % 2:
         return False
-    values = _values(answer, question)
+    asked = numbers_in(question)
+    values = _values(answer, asked)
     if values:  # the blind answer's first value, digit for digit ("1 1/4%" is 1, 1, 4)
-        return _values(blind, question)[:len(values)] == values
+        return _values(blind, asked)[:len(values)] == values
     return states_answer(answer, blind, question)
 
 
-def _values(text: str, question: str) -> list[str]:
-    """The numbers a text states beyond the question's, in order."""
-    asked = numbers_in(question)
+def _values(text: str, asked: set[str]) -> list[str]:
+    """The numbers a text states beyond the question's (`asked`), in order."""
     return [n for n in numbers_listed(text) if n not in asked]
 
 

@@ -159,19 +159,20 @@ def ingest_set(pipe, qset: QuestionSet) -> int:
     A PDF with no text layer at all is refused: its answers would grade OCR, not the gate."""
     subject = pipe.create_subject(qset.subject)
     result = pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
-    if result.status != DocStatus.READY and result.chunks:
-        pipe.run_ocr(result.doc_id)
-        pages = pipe.scan_pages(result.doc_id)
-        print(f"  ({qset.pdf.name}: {len(pages)} scanned page(s) "
-              f"{', '.join(str(p['page_no']) for p in pages)} reviewed as a learner would, OCR draft accepted)",
-              flush=True)
-        for page in pages:
-            pipe.review_page(result.doc_id, page["page_no"], page["text"],
-                             ReviewState.APPROVED if page["text"].strip() else ReviewState.BLANK)
-    elif result.status != DocStatus.READY:  # else every question is "refused" for want of evidence
+    if result.status == DocStatus.READY:
+        return subject
+    if not result.chunks:  # no text layer at all: its answers would grade OCR, not the gate
         raise InputError(f"{qset.pdf.name} was read as a scan ({result.status}): its pages without a "
                          "text layer stay out of retrieval until reviewed, so the set cannot be run. "
                          "Use a PDF with a text layer.")
+    pipe.run_ocr(result.doc_id)
+    pages = pipe.scan_pages(result.doc_id)
+    print(f"  ({qset.pdf.name}: {len(pages)} scanned page(s) "
+          f"{', '.join(str(p['page_no']) for p in pages)} reviewed as a learner would, OCR draft accepted)",
+          flush=True)
+    for page in pages:  # an empty draft cannot be approved (scan.review_page): the page is blank
+        pipe.review_page(result.doc_id, page["page_no"], page["text"],
+                         ReviewState.APPROVED if page["text"].strip() else ReviewState.BLANK)
     return subject
 
 
