@@ -93,7 +93,4 @@ REJECTION_FEEDBACK: dict[str, str] = {
     Reason.BLIND_DISAGREES: "An independent reading of the evidence found another answer; look again.",
     Reason.UNSUPPORTED_CLAIM: "A claim is not stated by the sentences it cites.",
 }
-# Added to the feedback when the drafter wrote a rejected draft again.
-REPEATED_FEEDBACK = ("You wrote the rejected answer again. Answer with the one evidence sentence that "
-                     "states what the question asks, copied word for word, and cite it.")
 

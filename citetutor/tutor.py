@@ -263,7 +263,6 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     reasons: list[str] = []
     rejected: list[Draft] = []
     feedback = ""
-    asked_again = False  # once the drafter repeated a rejected draft and was asked differently
     solved: BlindSolve | None = None
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
@@ -273,17 +272,9 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
         try:
             draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage,
                                 parts)
-            if draft in rejected and not asked_again:
-                # Greedy decoding repeats a rejected draft when the feedback reads alike; asked
-                # once more, in other words, to copy the sentence that answers. A second repeat
-                # ends the attempts: every check depends only on the draft, so it fails again.
-                reasons.append(Reason.REPEATED_DRAFT)
-                trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
-                asked_again = True
-                feedback = f"{feedback} {prompts.REPEATED_FEEDBACK}".strip()
-                draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt,
-                                    on_stage, parts)
             if draft in rejected:
+                # Every check depends only on the draft, so a repeat fails again; and its
+                # feedback would be the same, so greedy decoding would repeat it once more.
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
                 break
