@@ -27,10 +27,9 @@ def agreed_quote(embedder: Embedder, question: str, sentences: list[Sentence], d
     sentence states its answer and a drafted claim resting on it says the same: the 0.5B cites
     S1-S3 whatever it read, but its answer ("100", "heritable variation in traits") is often
     copied from the sentence that holds it. The drafter chose a sentence when a claim's words
-    rest on it, not when it padded a citation. Where the two read one sentence differently, that
-    one sentence alone is shown: the 0.5B once copied "Monopolist produces inefficient level of
-    output ... where P = MC" as how a monopolist sets output while the drafter's claim on it said
-    MR = MC, but that sentence is a doubled text layer (`doubled`), which is never quoted.
+    rest on it, not when it padded a citation. Both models must mean the same thing there: the
+    0.5B once copied "Monopolist produces inefficient level of output ... where P = MC" as how a
+    monopolist sets output, while the drafter's claim on that sentence said MR = MC.
     """
     if solved is None:
         return []
@@ -40,17 +39,10 @@ def agreed_quote(embedder: Embedder, question: str, sentences: list[Sentence], d
     rested = {n for _, numbers in resting for n in numbers}
     alike = {n for claim, numbers in resting
              if numbers and same_meaning(embedder, solved.answer, claim.text, question) for n in numbers}
-    fit = [s for s in sentences if s.number in rested and s.cosine >= min_relevance
-           and not asks(s.text) and not doubled(s.text)]
-    agreed = [s for s in fit if s.number in picked
-              or (s.number in alike and states_answer(s.text, solved.answer, question))]
-    if agreed:
-        return agreed[:MAX_QUOTED]
-    # The drafter rested a claim on it and the blind answer is its words, though the drafter
-    # read something else there ("80% of the sill" where it says 95%): the one sentence both
-    # went to is shown, alone and verbatim, never either reading of it.
-    holding = [s for s in fit if states_answer(s.text, solved.answer, question)]
-    return [max(holding, key=lambda s: s.cosine)] if holding else []
+    return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
+            and not asks(s.text) and not doubled(s.text)
+            and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))
+            ][:MAX_QUOTED]
 
 
 def asks(text: str) -> bool:
