@@ -161,7 +161,7 @@ def ingest_set(pipe, qset: QuestionSet) -> int:
     result = pipe.upload(qset.pdf.read_bytes(), qset.pdf.name, subject)
     if result.status == DocStatus.READY:
         return subject
-    if not result.chunks:  # no text layer at all: its answers would grade OCR, not the gate
+    if not result.chunks:
         raise InputError(f"{qset.pdf.name} was read as a scan ({result.status}): its pages without a "
                          "text layer stay out of retrieval until reviewed, so the set cannot be run. "
                          "Use a PDF with a text layer.")
