@@ -4,8 +4,10 @@ A browser print-out stamps every page with the page's title, its web address, th
 "6 of 20"; Beamer slides carry a navigation bar ("Introductions Course Outline History/Logic")
 and "38 / 38". Left in the text, they join the first or last sentence of every page, and a
 quote once began "Map Projections Poster http://rnlnx635.er.usgs.gov/... This new space-age
-conformal projection was developed ...". They are taken out of what is chunked and searched;
-the page itself, and its stored text, keep them.
+conformal projection was developed ...". Some Beamer themes put the navigation in a sidebar
+instead, whose lines the text layer interleaves with the slide's: an answer read "exposure to
+loss due to a specific introduction to financial risk counterparty failing to meet ...". They
+are taken out of what is chunked and searched; the page itself, and its stored text, keep them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, replace
 from citetutor.pdf import PageContent, Word
 
 MARGIN = 0.12  # share of the page height at the top and at the bottom that counts as margin
+SIDE = 0.15  # share of the page width at the left and at the right that a sidebar's lines stay within
 MIN_PAGES = 3  # a line must repeat on at least this many pages, and on half of those with text
 
 
@@ -45,15 +48,20 @@ def _lines(page: PageContent) -> list[_Line]:
     found, start, index = [], 0, 0
     for text in page.text.split("\n"):
         end = start + len(text)
-        middles = []
+        middles, lefts, rights = [], [], []
         while index < len(page.words) and page.words[index].start < end:  # words are in text order
             word = page.words[index]
             middles.append((word.rect[1] + word.rect[3]) / 2)
+            lefts.append(word.rect[0])
+            rights.append(word.rect[2])
             index += 1
         key = " ".join(re.sub(r"\d+", "#", text.lower()).split())
         if middles and key and page.height > 0:
             place = sum(middles) / len(middles) / page.height
-            found.append(_Line(start, end, key, place < MARGIN or place > 1 - MARGIN))
+            # Only words count at the sides: a bare "(14)" there is an equation's label, which the text cites.
+            in_side = (page.width > 0 and re.search(r"[a-z]{2}", key) is not None
+                       and (max(rights) < SIDE * page.width or min(lefts) > (1 - SIDE) * page.width))
+            found.append(_Line(start, end, key, place < MARGIN or place > 1 - MARGIN or in_side))
         start = end + 1
     return found
 

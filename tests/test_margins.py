@@ -51,6 +51,29 @@ def test_lines_repeated_in_the_margins_of_most_pages_are_not_chunked(pipe):
     assert HEADER in stored[0][0] and "1 of 5" in stored[0][0], "the page's own text keeps them"
 
 
+SIDEBAR = ["Lecture 1:", "Introduction to", "Financial Risk", "Outline", "Risk classification"]
+
+
+def _beamer_with_sidebar(pages: int) -> bytes:
+    """Slides whose navigation runs down a left sidebar, written between the body's lines as
+    such a theme's text layer orders them."""
+    doc = pymupdf.open()
+    for n in range(pages):
+        page = doc.new_page(width=363, height=272)
+        page.insert_text((60, 90), BODY[n % len(BODY)], fontsize=9)
+        for i, line in enumerate(SIDEBAR):
+            page.insert_text((4, 60 + 20 * i), line, fontsize=6)
+        page.insert_text((60, 110), "(14) holds on every slide.", fontsize=9)
+    return doc.tobytes()
+
+
+def test_a_sidebar_repeated_on_most_slides_is_not_chunked(pipe):
+    pipe.upload(_beamer_with_sidebar(5), "lecture.pdf", pipe.subject_id)
+    texts = [text for _, text, _ in _chunks(pipe)]
+    assert len(texts) == 5 and not any(line in text for text in texts for line in SIDEBAR)
+    assert all(text.startswith(BODY[n]) and "holds on every slide" in text for n, text in enumerate(texts))
+
+
 def test_a_line_repeated_mid_page_is_notes_and_stays(pipe):
     pipe.upload(_printout(4, middle="Distortion is unavoidable."), "poster.pdf", pipe.subject_id)
     assert all(text.endswith("Distortion is unavoidable.") and HEADER not in text for _, text, _ in _chunks(pipe))
