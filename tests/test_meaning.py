@@ -133,28 +133,24 @@ def test_a_swapped_subject_with_nothing_to_flip_is_judged_against_the_sentence_a
     assert judge_claim(OverlapJudge(), sentences, ADAPTING, ACCLIMATION, [1]).holds
 
 
-def _gate_rejects_then_passes(tmp_path, question: str, sentences, wrong, right, what: str) -> None:
-    """check_meaning rejects the `wrong` claim as unsupported and lets the `right` one through."""
+def test_the_gate_sends_a_claim_with_a_swapped_back_foil_to_the_judge(tmp_path):
     from citetutor.checks import Rejected
-    from citetutor.schemas import Draft
+    from citetutor.schemas import Claim, Draft
     from citetutor.tutor import check_meaning
     from tests.helpers import make_pipeline
     pipe = make_pipeline(tmp_path)
-    with pipe.gate.tracer.request("tutor", 1, question) as trace:
+    sentences = numbered(ACCLIMATION + ".", ADAPTATION + ".")
+    swapped = Draft(claims=[Claim(text=ACCLIMATION.replace("Acclimation", "Adaptation") + ".", sentences=[1, 2])])
+    with pipe.gate.tracer.request("tutor", 1, ADAPTING) as trace:
         try:
-            check_meaning(pipe.gate, trace, question, sentences, Draft(claims=[wrong]), [], 1, lambda *_: None)
+            check_meaning(pipe.gate, trace, ADAPTING, sentences, swapped, [], 1, lambda *_: None)
         except Rejected as rejected:
             assert rejected.code == "unsupported_claim"
         else:
-            raise AssertionError(f"{what} was shown")
-        check_meaning(pipe.gate, trace, question, sentences, Draft(claims=[right]), [], 1, lambda *_: None)
+            raise AssertionError("the swapped subject was shown")
+        check_meaning(pipe.gate, trace, ADAPTING, sentences,
+                      Draft(claims=[Claim(text=ACCLIMATION + ".", sentences=[1])]), [], 1, lambda *_: None)
 
-
-def test_the_gate_sends_a_claim_with_a_swapped_back_foil_to_the_judge(tmp_path):
-    from citetutor.schemas import Claim
-    swapped = Claim(text=ACCLIMATION.replace("Acclimation", "Adaptation") + ".", sentences=[1, 2])
-    _gate_rejects_then_passes(tmp_path, ADAPTING, numbered(ACCLIMATION + ".", ADAPTATION + "."), swapped,
-                              Claim(text=ACCLIMATION + ".", sentences=[1]), "the swapped subject")
 
 # The slide's own text layer, two columns run together (HUFS morphology handout, p.2).
 CATEGORY = ("Derivational morphemes: It may or may not change the (It does not change the grammatical "
@@ -174,11 +170,25 @@ def test_a_verb_the_sentence_negates_gets_the_sentences_negation_back_as_its_foi
 
 
 def test_the_gate_judges_a_plain_verb_against_the_negation_its_sentence_has_and_rejects_it(tmp_path):
-    from citetutor.schemas import Claim
-    negated = "An inflectional suffix does not change the grammatical category of a word."
-    dropped = Claim(text=negated.replace("does not change", "changes"), sentences=[1])
-    _gate_rejects_then_passes(tmp_path, "How do I tell an inflectional suffix from a derivational one?",
-                              numbered(negated), dropped, Claim(text=negated, sentences=[1]), "the dropped negation")
+    from citetutor.checks import Rejected
+    from citetutor.schemas import Claim, Draft
+    from citetutor.tutor import check_meaning
+    from tests.helpers import make_pipeline
+    pipe = make_pipeline(tmp_path)
+    sentences = numbered("An inflectional suffix does not change the grammatical category of a word.")
+    question = "How do I tell an inflectional suffix from a derivational one?"
+    swapped = Draft(claims=[Claim(text="An inflectional suffix changes the grammatical category of a word.",
+                                  sentences=[1])])
+    with pipe.gate.tracer.request("tutor", 1, question) as trace:
+        try:
+            check_meaning(pipe.gate, trace, question, sentences, swapped, [], 1, lambda *_: None)
+        except Rejected as rejected:
+            assert rejected.code == "unsupported_claim"
+        else:
+            raise AssertionError("the dropped negation was shown")
+        check_meaning(pipe.gate, trace, question, sentences, Draft(claims=[Claim(
+            text="An inflectional suffix does not change the grammatical category of a word.", sentences=[1])]),
+            [], 1, lambda *_: None)
 
 
 SURVEY_NOTES = numbered(
