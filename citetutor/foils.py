@@ -3,8 +3,7 @@
 The meaning check asks a judge which of a claim and its foil the cited sentences state; the
 flip test feeds foils of correct answers through the whole gate. Both need the same flips,
 so they live here: a swapped antonym (positive/negative, increases/decreases, more/less),
-an inserted or removed negation, a changed number, and the cited sentence's own negation or
-word put back.
+an inserted or removed negation, a changed number.
 """
 
 from __future__ import annotations
@@ -201,74 +200,3 @@ def _swapped_back_from(claim: str, sentence: str, question: str) -> list[str]:
                 and replacement[0] not in claim_stems and len(source[theirs]) > 3):
             foils.append(claim[:begin] + _cased(source[theirs], word) + claim[end:])
     return foils
-
-
-# A negation before a verb: "does not change", "cannot be", "never forms", "not inherited".
-_NEGATED_VERB = re.compile(
-    r"\b(does not|do not|did not|doesn't|don't|didn't|cannot|can not|can't|will not|won't|never|not)"
-    r"\s+([A-Za-z]{3,})\b", re.IGNORECASE)
-_MODALS = frozenset({"is", "are", "was", "were", "be", "can", "could", "will", "would", "may", "might",
-                     "must", "should", "does", "do", "did", "has", "have", "had"})
-_DO_SUPPORT = ("does not", "do not", "did not", "doesn't", "don't", "didn't")
-
-
-def negation_put_back(claim: str, cited: list[str]) -> list[str]:
-    """Foils that put back the negation a cited sentence has before a verb the claim states plainly.
-
-    "A suffix is inflectional if it changes the grammatical category of a word" was shown, where
-    the slide says an inflectional morpheme "does not change" it: the claim was read only against
-    flips of its own "is" ("A suffix is not inflectional if ..."), which it beat by 7.7 nats. The
-    flip that matters is the sentence's own "does not change". A sentence that also states the
-    verb without a negation ("may or may change") is skipped: it says both.
-    """
-    said = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(claim)]
-    foils = []
-    for sentence in cited:
-        negated = list(_NEGATED_VERB.finditer(sentence))
-        plain = _plain_stems(sentence)
-        for m in negated:
-            verb_stems = stems(m.group(2))
-            if not verb_stems or verb_stems[0] in plain:
-                continue
-            for i, (word, _, _) in enumerate(said):
-                if stems(word)[:1] != verb_stems[:1] or _negating_before(said, i):
-                    continue
-                foils.append(_negated_at(claim, said, i, m.group(1), m.group(2)))
-    return list(dict.fromkeys(f for f in foils if f != claim))
-
-
-def _plain_stems(sentence: str) -> set[str]:
-    """Stems of the sentence's words that no negation stands before."""
-    words = _WORD.findall(sentence)
-    return {s for i, w in enumerate(words) for s in stems(w)[:1]
-            if not _negating_before([(x, 0, 0) for x in words], i)}
-
-
-def _negating_before(said: list[tuple[str, int, int]], i: int) -> bool:
-    """Whether a negation stands before word `i`, directly or after an auxiliary ("does not")."""
-    before = [w.lower() for w, _, _ in said[max(0, i - 2):i]]
-    return any(w in {"not", "never", "no", "cannot"} or w.endswith("n't") for w in before)
-
-
-def _negated_at(claim: str, said: list[tuple[str, int, int]], i: int, negation: str, verb: str) -> str:
-    """The claim with a negation before word `i`: after its auxiliary ("can" -> "can not change"),
-    or, with none, as the sentence writes it ("changes" -> "does not change")."""
-    word, begin, end = said[i]
-    if i > 0 and said[i - 1][0].lower() in _MODALS:
-        return claim[:begin] + "not " + claim[begin:]
-    lowered = negation.lower()
-    if lowered in ("never", "not"):
-        phrase = f"never {word}" if lowered == "never" else f"{_do_for(word)} not {verb.lower()}"
-    elif lowered in _DO_SUPPORT:
-        phrase = f"{_do_for(word)} not {verb.lower()}"
-    else:
-        phrase = f"{lowered} {verb.lower()}"
-    return claim[:begin] + _cased(phrase, word) + claim[end:]
-
-
-def _do_for(verb: str) -> str:
-    """The do-support that agrees with a verb as the claim writes it: "changes" -> "does"."""
-    lowered = verb.lower()
-    if lowered.endswith("ed"):
-        return "did"
-    return "does" if lowered.endswith("s") and not lowered.endswith("ss") else "do"

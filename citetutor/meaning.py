@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.evidence import Sentence
-from citetutor.foils import foils_of, negation_put_back, swapped_back
+from citetutor.foils import foils_of, swapped_back
 from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
@@ -66,10 +66,7 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     labels = " and ".join(f"S{n}" for n in cited)
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)
-    texts = [by_number[n].text for n in cited]
-    # The sentences' own words put back first: they are the flips a wrong claim most likely made.
-    foils = list(dict.fromkeys(swapped_back(claim, texts, question) + negation_put_back(claim, texts)
-                               + _closest_foils(claim, quoted)))
+    foils = swapped_back(claim, [by_number[n].text for n in cited], question) + _closest_foils(claim, quoted)
     stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)

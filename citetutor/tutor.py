@@ -26,7 +26,7 @@ from citetutor.checks import (
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, number_evidence, sentence_boxes, stems
-from citetutor.foils import foils_of, negation_put_back, swapped_back
+from citetutor.foils import foils_of, swapped_back
 from citetutor.gate import (
     Gate,
     StageCallback,
@@ -328,9 +328,8 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
 def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
                   uncovered: list[int], attempt: int, on_stage: StageCallback,
                   seen: list[Judgement] | None = None) -> None:
-    """Each claim the words cannot vouch for, that has a flip, that has a word of the question
-    where its sentence has another, or that states plainly what its sentence negates, goes to
-    the meaning judge (`seen` collects its judgements,
+    """Each claim the words cannot vouch for, that has a flip, or that has a word of the question
+    where its sentence has another, goes to the meaning judge (`seen` collects its judgements,
     for the flip test)."""
     by_number = {s.number: s for s in sentences}
     cited = {number: [by_number[n].text for n in claim.sentences]
@@ -338,8 +337,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
               if number in uncovered
               or (foils_of(claim.text, vocabulary=" ".join(cited[number])) and not verbatim(claim, sentences))
-              or swapped_back(claim.text, cited[number], question)
-              or negation_put_back(claim.text, cited[number])]
+              or swapped_back(claim.text, cited[number], question)]
     if not judged:
         return
     on_stage("support_check", attempt)

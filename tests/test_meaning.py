@@ -2,15 +2,7 @@
 
 import re
 
-from citetutor.foils import (
-    antonym_flips,
-    foils_of,
-    negation_put_back,
-    number_flips,
-    polarity_conflict,
-    prefix_flips,
-    swapped_back,
-)
+from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, prefix_flips, swapped_back
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
 from citetutor.parts import closest_part, question_parts, uncovered_parts
@@ -150,45 +142,6 @@ def test_the_gate_sends_a_claim_with_a_swapped_back_foil_to_the_judge(tmp_path):
             raise AssertionError("the swapped subject was shown")
         check_meaning(pipe.gate, trace, ADAPTING, sentences,
                       Draft(claims=[Claim(text=ACCLIMATION + ".", sentences=[1])]), [], 1, lambda *_: None)
-
-
-# The slide's own text layer, two columns run together (HUFS morphology handout, p.2).
-CATEGORY = ("Derivational morphemes: It may or may not change the (It does not change the grammatical "
-            "category of a word) grammatical category of a word) Inflectional Affix Root")
-SWAPPED_HINT = "A suffix is inflectional if it changes the grammatical category of a word."
-
-
-def test_a_verb_the_sentence_negates_gets_the_sentences_negation_back_as_its_foil():
-    assert negation_put_back(SWAPPED_HINT, [CATEGORY]) == [
-        "A suffix is inflectional if it does not change the grammatical category of a word."]
-    assert negation_put_back("Such traits are inherited.", ["Acquired traits are not inherited."]) == [
-        "Such traits are not inherited."], "after an auxiliary, only the negation is put in"
-    assert negation_put_back("It does not change the category.", [CATEGORY]) == [], "already negated"
-    assert negation_put_back("Prices changed.", ["Prices did not change, then prices changed."]) == [], \
-        "a sentence that says both gives no side to put back"
-    assert negation_put_back("Prices rise.", ["Prices do not fall."]) == [], "another verb"
-
-
-def test_the_gate_judges_a_plain_verb_against_the_negation_its_sentence_has_and_rejects_it(tmp_path):
-    from citetutor.checks import Rejected
-    from citetutor.schemas import Claim, Draft
-    from citetutor.tutor import check_meaning
-    from tests.helpers import make_pipeline
-    pipe = make_pipeline(tmp_path)
-    sentences = numbered("An inflectional suffix does not change the grammatical category of a word.")
-    question = "How do I tell an inflectional suffix from a derivational one?"
-    swapped = Draft(claims=[Claim(text="An inflectional suffix changes the grammatical category of a word.",
-                                  sentences=[1])])
-    with pipe.gate.tracer.request("tutor", 1, question) as trace:
-        try:
-            check_meaning(pipe.gate, trace, question, sentences, swapped, [], 1, lambda *_: None)
-        except Rejected as rejected:
-            assert rejected.code == "unsupported_claim"
-        else:
-            raise AssertionError("the dropped negation was shown")
-        check_meaning(pipe.gate, trace, question, sentences, Draft(claims=[Claim(
-            text="An inflectional suffix does not change the grammatical category of a word.", sentences=[1])]),
-            [], 1, lambda *_: None)
 
 
 SURVEY_NOTES = numbered(
