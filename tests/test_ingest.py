@@ -161,18 +161,3 @@ def test_a_slide_that_is_only_a_background_image_is_blank_not_a_scan(tmp_path):
     _image_only_page(scanned, ink)
     result = pipe.upload(scanned.tobytes(), "scan.pdf", subject)
     assert (result.kind, result.status) == ("scan", "needs_review")
-
-
-def test_a_two_column_slide_keeps_each_column_whole():
-    import pymupdf
-
-    from citetutor.pdf import read_page
-    doc = pymupdf.open()
-    page = doc.new_page(width=720, height=405)
-    for column, x in (("Inflectional", 40), ("Derivational", 380)):  # drawn a column at a time
-        page.insert_text((x, 100), f"{column} morphemes:", fontsize=14)
-        page.insert_text((x, 130), "It does not change the category." if column == "Inflectional"
-                         else "It may or may not change it.", fontsize=14)
-    text = read_page(pymupdf.open(stream=doc.tobytes(), filetype="pdf"), 0, "slide.pdf").text
-    assert text.split("\n") == ["Inflectional morphemes:", "It does not change the category.",
-                                "Derivational morphemes:", "It may or may not change it."]
