@@ -132,11 +132,7 @@ def read_page(doc: pymupdf.Document, index: int, name: str) -> PageContent:
                        "than a page of notes needs; re-export or print the PDF and upload that copy.")
     try:
         textpage = page.get_textpage()
-        # The order the page draws its text in, not top-to-bottom: sorting words by height ran
-        # a two-column slide's lines together ("It may or may not change the (It does not change
-        # the grammatical category of a word) grammatical category"), and a handout page's
-        # slides with them; the drawing order keeps each column and each slide whole.
-        raw_words = page.get_text("words", sort=False, textpage=textpage)
+        raw_words = page.get_text("words", sort=True, textpage=textpage)
         raised = _raised_chars(page.get_text("rawdict", textpage=textpage))
         has_images = bool(page.get_images(full=False)) or _has_inline_image(page)
         rect = page.rect
