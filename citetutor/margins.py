@@ -21,6 +21,9 @@ from citetutor.pdf import PageContent, Word
 MARGIN = 0.12  # share of the page height at the top and at the bottom that counts as margin
 SIDE = 0.15  # share of the page width at the left and at the right that a sidebar's lines stay within
 MIN_PAGES = 3  # a line must repeat on at least this many pages, and on half of those with text
+# Running lines a side must hold to be a sidebar: a navigation column lists sections; one label
+# there ("Slide 7" on each page of a geostatistics handout) is the slide's own, and stays.
+MIN_SIDEBAR_LINES = 3
 
 
 @dataclass(frozen=True)
@@ -28,23 +31,27 @@ class _Line:
     start: int
     end: int
     key: str  # the line as compared across pages: lower case, every number as "#"
-    in_margin: bool
+    margin: str  # "edge" (top or bottom), "left", "right", or "" inside the page
 
 
 def without_running_lines(pages: list[PageContent]) -> list[PageContent]:
-    """The pages without the lines that repeat in the top or bottom margin of most of them."""
+    """The pages without the lines that repeat in the top or bottom margin, or down one side as
+    a sidebar, of most of them."""
     lines = [_lines(page) for page in pages]
-    counts = Counter(key for page_lines in lines for key in {line.key for line in page_lines if line.in_margin})
+    counts = Counter(place for page_lines in lines
+                     for place in {(line.margin, line.key) for line in page_lines if line.margin})
     least = max(MIN_PAGES, sum(bool(p.text.strip()) for p in pages) / 2)
-    running = {key for key, count in counts.items() if count >= least}
+    running = {place for place, count in counts.items() if count >= least}
+    sides = Counter(margin for margin, _ in running if margin != "edge")
+    running = {(margin, key) for margin, key in running if margin == "edge" or sides[margin] >= MIN_SIDEBAR_LINES}
     if not running:
         return pages
-    return [_without(page, [line for line in page_lines if line.in_margin and line.key in running])
+    return [_without(page, [line for line in page_lines if (line.margin, line.key) in running])
             for page, page_lines in zip(pages, lines)]
 
 
 def _lines(page: PageContent) -> list[_Line]:
-    """The page text's lines, each with its words' vertical place on the page."""
+    """The page text's lines, each with the margin its words lie in."""
     found, start, index = [], 0, 0
     for text in page.text.split("\n"):
         end = start + len(text)
@@ -57,13 +64,23 @@ def _lines(page: PageContent) -> list[_Line]:
             index += 1
         key = " ".join(re.sub(r"\d+", "#", text.lower()).split())
         if middles and key and page.height > 0:
-            place = sum(middles) / len(middles) / page.height
-            # Only words count at the sides: a bare "(14)" there is an equation's label, which the text cites.
-            in_side = (page.width > 0 and re.search(r"[a-z]{2}", key) is not None
-                       and (max(rights) < SIDE * page.width or min(lefts) > (1 - SIDE) * page.width))
-            found.append(_Line(start, end, key, place < MARGIN or place > 1 - MARGIN or in_side))
+            margin = _margin(page, sum(middles) / len(middles), min(lefts), max(rights), key)
+            found.append(_Line(start, end, key, margin))
         start = end + 1
     return found
+
+
+def _margin(page: PageContent, middle: float, left: float, right: float, key: str) -> str:
+    """Which margin a line lies in: "edge" (top or bottom), "left", "right", or "" for none."""
+    place = middle / page.height
+    if place < MARGIN or place > 1 - MARGIN:
+        return "edge"
+    # Only words count at the sides: a bare "(14)" there is an equation's label, which the text cites.
+    if page.width <= 0 or re.search(r"[a-z]{2}", key) is None:
+        return ""
+    if right < SIDE * page.width:
+        return "left"
+    return "right" if left > (1 - SIDE) * page.width else ""
 
 
 def _without(page: PageContent, dropped: list[_Line]) -> PageContent:

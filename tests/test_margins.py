@@ -74,6 +74,16 @@ def test_a_sidebar_repeated_on_most_slides_is_not_chunked(pipe):
     assert all(text.startswith(BODY[n]) and "holds on every slide" in text for n, text in enumerate(texts))
 
 
+def test_one_label_down_the_side_is_the_slides_own_and_stays(pipe):
+    doc = pymupdf.open()
+    for n in range(5):
+        page = doc.new_page(width=363, height=272)
+        page.insert_text((60, 90), BODY[n], fontsize=9)
+        page.insert_text((320, 130), f"Slide {n + 1}", fontsize=6)
+    pipe.upload(doc.tobytes(), "handout.pdf", pipe.subject_id)
+    assert all(f"Slide {n + 1}" in text for n, (_, text, _) in enumerate(_chunks(pipe))), "not a sidebar"
+
+
 def test_a_line_repeated_mid_page_is_notes_and_stays(pipe):
     pipe.upload(_printout(4, middle="Distortion is unavoidable."), "poster.pdf", pipe.subject_id)
     assert all(text.endswith("Distortion is unavoidable.") and HEADER not in text for _, text, _ in _chunks(pipe))
