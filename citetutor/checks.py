@@ -174,8 +174,9 @@ def _negated(before: list[str]) -> bool:
 
 
 def _negating(word: str) -> bool:
-    """Whether a lower-case word negates ("not", "never", "isn't")."""
-    return word in NEGATING or word.endswith("n't")
+    """Whether a lower-case word negates ("not", "never", "isn't", "doesn’t")."""
+    # Slides mostly set the typographic apostrophe: "doesn’t" negates as "doesn't" does.
+    return word in NEGATING or word.replace("’", "'").endswith("n't")
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
@@ -464,5 +465,4 @@ def _values(text: str, asked: set[str]) -> list[str]:
 
 def _negations(text: str) -> int:
     """How many negating words a text has ("not", "no", "never", "isn't")."""
-    words = (w.lower().replace("’", "'") for w in _FLAT_WORDS.findall(text))
-    return sum(_negating(w) for w in words)
+    return sum(_negating(w.lower()) for w in _FLAT_WORDS.findall(text))

@@ -35,6 +35,10 @@ _NEGATED = {"is not": "is", "are not": "are", "does not": "does", "do not": "do"
             "will not": "will", "isn't": "is", "aren't": "are", "doesn't": "does", "don't": "do",
             "can't": "can", "won't": "will", "not inherited": "inherited",
 }
+# Each negation as a pattern that also takes the typographic apostrophe ("doesn’t"), which slides
+# mostly set: a claim copied from them was given no foil without its negation.
+_NEGATION_PATTERNS = {phrase: re.compile(r"\b" + re.escape(phrase).replace("'", "['’]") + r"\b", re.IGNORECASE)
+                      for phrase in _NEGATED}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 
@@ -47,9 +51,9 @@ def antonym_flips(text: str) -> list[str]:
     """One foil per flippable word: that word swapped for its opposite, the rest unchanged."""
     foils = []
     for phrase, opposite in _NEGATED.items():  # removing a negation comes first: it is the sharpest flip
-        for m in re.finditer(rf"\b{re.escape(phrase)}\b", text, re.IGNORECASE):
+        for m in _NEGATION_PATTERNS[phrase].finditer(text):
             foils.append(text[:m.start()] + _cased(opposite, m.group()) + text[m.end():])
-    negated_spans = [m.span() for p in _NEGATED for m in re.finditer(rf"\b{re.escape(p)}\b", text, re.I)]
+    negated_spans = [m.span() for pattern in _NEGATION_PATTERNS.values() for m in pattern.finditer(text)]
     content: list[str] = []
     auxiliary: list[str] = []
     for m in _WORD.finditer(text):

@@ -215,6 +215,15 @@ def test_a_claim_copied_word_for_word_is_verbatim_unless_cut_from_behind_a_negat
     assert not verbatim(Claim(text="No independent measure of depth", sentences=[1]), evidence), "too short"
 
 
+def test_a_span_cut_from_behind_a_typographic_negation_is_not_verbatim():
+    from citetutor.checks import verbatim
+    from citetutor.schemas import Claim
+    evidence = numbered("Starvation doesn’t leave the whole system stuck while other threads progress.")
+    assert not verbatim(Claim(text="leave the whole system stuck while other threads progress", sentences=[1]),
+                        evidence), "the sentence says it does not"
+    assert verbatim(Claim(text="Starvation doesn’t leave the whole system stuck", sentences=[1]), evidence)
+
+
 @pytest.mark.parametrize("answer, title", [
     ("Monopoly Conditions", True), ("Repetition and Spacing", True), ("First Survey Experiment", True),
     ("Yes", False), ("No", False), ("The variance increases.", False), ("S = k ln W", False),

@@ -21,6 +21,15 @@ def test_foils_flip_one_word_each_and_the_sharpest_first():
     assert foils_of("Photosynthesis uses light.") == []
 
 
+def test_a_negation_with_the_typographic_apostrophe_is_taken_out_as_a_straight_one_is():
+    # Slides mostly set "doesn’t": a claim copied from one was given no foil without its negation.
+    assert antonym_flips("Entropy doesn’t change in a reversible cycle.")[0] == \
+        "Entropy does change in a reversible cycle."
+    assert antonym_flips("Entropy doesn't change in a reversible cycle.")[0] == \
+        "Entropy does change in a reversible cycle."
+    assert "A lock isn’t shared." not in antonym_flips("A lock isn’t shared."), "no foil repeats the claim"
+
+
 def test_opposite_words_are_a_conflict_but_shared_ones_are_not():
     assert polarity_conflict("The change is positive.", "It comes out negative.")
     assert not polarity_conflict("It is positive, not negative.", "The change is positive.")
