@@ -266,47 +266,12 @@ def rank(store: Store, candidates: Candidates, terms: list[str], query_vector: n
     lexical = candidates.bm25.scores(terms)
     rows, fused = fuse([_top(lexical, FUSION_DEPTH, positive=True), _top(semantic, FUSION_DEPTH)], rrf_k)
     # Rows are in chunk-ID order, so the lower row wins a tie as the lower chunk ID would.
-    winners = rows[np.lexsort((rows, -fused))[:k * BUILD_DEPTH]]
+    winners = rows[np.lexsort((rows, -fused))[:k]]
     hits = _load_hits(store, [candidates.ids[row] for row in winners], candidates.titles)
     for hit, row in zip(hits, winners):
         hit.bm25, hit.cosine = float(lexical[row]), float(semantic[row])
         hit.rrf = float(fused[np.searchsorted(rows, row)])
-    return Retrieval(without_builds(hits, k), float(semantic.max()), min_cosine)
-
-
-# Chunks loaded per chunk wanted: enough to fill k places when slide builds take some of them.
-BUILD_DEPTH = 3
-
-
-def without_builds(hits: list[Hit], k: int) -> list[Hit]:
-    """The first k hits, each build of a slide kept once, as its fullest page.
-
-    A slide shown bullet by bullet is exported as one page per step, each repeating the page
-    before with one more line: the survey-sampling deck's pages 151, 152 and 153 took three of
-    six places and the models read four sentences. A page whose lines a kept page of the same
-    document holds adds nothing; one holding a kept page's lines takes its place.
-    """
-    kept: list[Hit] = []
-    lines: list[frozenset[str]] = []
-    for hit in hits:
-        own = _lines(hit.text)
-        same = [i for i, other in enumerate(kept) if other.doc_id == hit.doc_id]
-        if any(own <= lines[i] for i in same):
-            continue
-        held = [i for i in same if lines[i] < own]
-        if held:
-            kept[held[0]], lines[held[0]] = hit, own
-            for i in reversed(held[1:]):
-                del kept[i], lines[i]
-        elif len(kept) < k:
-            kept.append(hit)
-            lines.append(own)
-    return kept
-
-
-def _lines(text: str) -> frozenset[str]:
-    """A chunk's lines, whitespace collapsed: what a build's pages share."""
-    return frozenset(" ".join(line.split()) for line in text.splitlines() if line.strip())
+    return Retrieval(hits, float(semantic.max()), min_cosine)
 
 
 def fuse(rankings: list[np.ndarray], rrf_k: int) -> tuple[np.ndarray, np.ndarray]:

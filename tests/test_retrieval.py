@@ -120,25 +120,3 @@ def test_a_library_from_before_stored_terms_is_tokenised_when_it_opens(pipe):
     assert dict(reopened.store.query("SELECT id, terms FROM chunks")) == expected
     found = search(reopened.store, reopened.models.embedder, "static array capacity", Scope(pipe.subject_id))
     assert found.hits and found.hits[0].bm25 > 0
-
-
-def test_a_slide_build_takes_one_place_as_its_fullest_page():
-    from citetutor.retrieval import Hit, without_builds
-    step1 = Hit("s-p1", "s", "Slides", 1, "Response Rates\nWhy do we care?", "[]")
-    step2 = Hit("s-p2", "s", "Slides", 2, "Response Rates\nWhy do we care?\nCost, time, and effort", "[]")
-    other = Hit("s-p9", "s", "Slides", 9, "Design effects\nDeff = 1 + (m - 1) rho", "[]")
-    copy = Hit("t-p1", "t", "Other notes", 1, "Response Rates\nWhy do we care?", "[]")
-    assert without_builds([step1, other, step2, copy], 3) == [step2, other, copy], \
-        "the fuller step takes the first step's place; another document's page is its own"
-    assert without_builds([step2, step1, other], 2) == [step2, other], "a step the kept page holds adds nothing"
-    assert without_builds([step1, other, step2], 1) == [step2], "k places, a fuller step ranked lower still fills one"
-    assert without_builds([other, step1, step2], 1) == [other]
-
-
-def test_search_over_animated_slides_reads_each_build_once(pipe):
-    # Pages 9 to 11 of the arrays deck add one assignment each to the same slide.
-    found = search(pipe.store, pipe.models.embedder, "static array A[5] := 18 A[0] := -1",
-                   Scope(pipe.subject_id, (pipe.slides.doc_id,)), k=4)
-    lines = [{" ".join(line.split()) for line in h.text.splitlines() if line.strip()} for h in found.hits]
-    assert len(found.hits) == 4
-    assert not any(a <= b for i, a in enumerate(lines) for j, b in enumerate(lines) if i != j)
