@@ -259,3 +259,10 @@ def test_the_flip_test_makes_a_prefix_twin_from_the_evidence_as_its_own_kind():
     made = flips("The subunit blocks the channel when the cell is depolarized.", sentences, [1])
     assert "prefix" in KINDS
     assert made["prefix"] == "The subunit blocks the channel when the cell is hyperpolarized."
+
+
+def test_the_flip_test_counts_a_typographic_negation_taken_out_as_a_negation_flip():
+    from citetutor.devtools.fliptest import flips
+    sentences = numbered("Entropy doesn’t change in a reversible cycle.")
+    made = flips("Entropy doesn’t change in a reversible cycle.", sentences, [1])
+    assert made["negation"] == "Entropy does change in a reversible cycle."

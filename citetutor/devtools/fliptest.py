@@ -27,7 +27,7 @@ from citetutor.retrieval import Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
 
 KINDS = ("sign", "negation", "number", "subject", "neighbour", "prefix")
-_NEGATION = re.compile(r"\b(not|no|never|cannot)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(not|no|never|cannot)\b|n['’]t\b", re.IGNORECASE)  # "doesn’t" as slides set it
 
 
 @dataclass
