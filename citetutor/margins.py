@@ -2,12 +2,14 @@
 
 A browser print-out stamps every page with the page's title, its web address, the date and
 "6 of 20"; Beamer slides carry a navigation bar ("Introductions Course Outline History/Logic")
-and "38 / 38". Left in the text, they join the first or last sentence of every page, and a
-quote once began "Map Projections Poster http://rnlnx635.er.usgs.gov/... This new space-age
-conformal projection was developed ...". Some Beamer themes put the navigation in a sidebar
-instead, whose lines the text layer interleaves with the slide's: an answer read "exposure to
-loss due to a specific introduction to financial risk counterparty failing to meet ...". They
-are taken out of what is chunked and searched; the page itself, and its stored text, keep them.
+and "38 / 38"; a PowerPoint export may set its date and slide number above any margin, on the
+same row of every slide ("13/11/2025 24", 83% down). Left in the text, they join the first or
+last sentence of every page, and a quote once began "Map Projections Poster
+http://rnlnx635.er.usgs.gov/... This new space-age conformal projection was developed ...".
+Some Beamer themes put the navigation in a sidebar instead, whose lines the text layer
+interleaves with the slide's: an answer read "exposure to loss due to a specific introduction
+to financial risk counterparty failing to meet ...". They are taken out of what is chunked and
+searched; the page itself, and its stored text, keep them.
 """
 
 from __future__ import annotations
@@ -31,19 +33,20 @@ class _Line:
     start: int
     end: int
     key: str  # the line as compared across pages: lower case, every number as "#"
-    margin: str  # "edge" (top or bottom), "left", "right", or "" inside the page
+    margin: str  # "edge", "left", "right", "row N" (a line without words N% down) or "" (the text)
 
 
 def without_running_lines(pages: list[PageContent]) -> list[PageContent]:
-    """The pages without the lines that repeat in the top or bottom margin, or down one side as
-    a sidebar, of most of them."""
+    """The pages without the lines that repeat in the top or bottom margin, down one side as a
+    sidebar, or (dates and numbers) on one row, of most of them."""
     lines = [_lines(page) for page in pages]
     counts = Counter(place for page_lines in lines
                      for place in {(line.margin, line.key) for line in page_lines if line.margin})
     least = max(MIN_PAGES, sum(bool(p.text.strip()) for p in pages) / 2)
     running = {place for place, count in counts.items() if count >= least}
-    sides = Counter(margin for margin, _ in running if margin != "edge")
-    running = {(margin, key) for margin, key in running if margin == "edge" or sides[margin] >= MIN_SIDEBAR_LINES}
+    sides = Counter(margin for margin, _ in running if margin in ("left", "right"))
+    running = {(margin, key) for margin, key in running
+               if margin not in ("left", "right") or sides[margin] >= MIN_SIDEBAR_LINES}
     if not running:
         return pages
     return [_without(page, [line for line in page_lines if (line.margin, line.key) in running])
@@ -71,13 +74,16 @@ def _lines(page: PageContent) -> list[_Line]:
 
 
 def _margin(page: PageContent, middle: float, left: float, right: float, key: str) -> str:
-    """Which margin a line lies in: "edge" (top or bottom), "left", "right", or "" for none."""
+    """Where a line lies: "edge" (top or bottom margin), "left" or "right" (a side), "row N"
+    (N% down the page) for a line without words inside it, or "" for the page's own text."""
     place = middle / page.height
     if place < MARGIN or place > 1 - MARGIN:
         return "edge"
-    # Only words count at the sides: a bare "(14)" there is an equation's label, which the text cites.
+    # Only words count at the sides: a bare "(14)" there is an equation's label, which the text
+    # cites. A line without words on one row of most pages is a date or a page number set above
+    # the margin; a sentence repeated there is a build's bullet, and stays.
     if page.width <= 0 or re.search(r"[a-z]{2}", key) is None:
-        return ""
+        return f"row {round(100 * place)}"
     if right < SIDE * page.width:
         return "left"
     return "right" if left > (1 - SIDE) * page.width else ""

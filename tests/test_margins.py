@@ -74,6 +74,25 @@ def test_a_sidebar_repeated_on_most_slides_is_not_chunked(pipe):
     assert all(text.startswith(BODY[n]) and "holds on every slide" in text for n, text in enumerate(texts))
 
 
+def _powerpoint_export(pages: int) -> bytes:
+    """Slides whose footer, a date on the left and the slide number on the right, sits 83% down
+    the page: above any margin, on the same row of every slide (an operating-systems deck)."""
+    doc = pymupdf.open()
+    for n in range(pages):
+        page = doc.new_page(width=842, height=595)
+        page.insert_text((60, 120), BODY[n % len(BODY)], fontsize=19)
+        page.insert_text((60, 160), f"Step {n + 1} of the example: 2 threads, {n + 3} locks.", fontsize=19)
+        page.insert_text((99, 497), "13/11/2025", fontsize=10)
+        page.insert_text((732, 497), str(n + 21), fontsize=10)
+    return doc.tobytes()
+
+
+def test_a_date_and_slide_number_on_one_row_of_every_slide_are_not_chunked(pipe):
+    pipe.upload(_powerpoint_export(5), "deadlock.pdf", pipe.subject_id)
+    texts = [text for _, text, _ in _chunks(pipe)]
+    assert texts == [f"{BODY[n]}\nStep {n + 1} of the example: 2 threads, {n + 3} locks." for n in range(5)]
+
+
 def test_one_label_down_the_side_is_the_slides_own_and_stays(pipe):
     doc = pymupdf.open()
     for n in range(5):
