@@ -12,6 +12,7 @@ import numpy as np
 import pymupdf
 
 from citetutor.errors import PasswordRequired, PdfError
+from citetutor.symbols import WINGDINGS, symbol_glyphs
 
 # MuPDF prints repair warnings to stderr for every damaged file; we report errors ourselves.
 pymupdf.TOOLS.mupdf_display_errors(False)
@@ -133,12 +134,14 @@ def read_page(doc: pymupdf.Document, index: int, name: str) -> PageContent:
     try:
         textpage = page.get_textpage()
         raw_words = page.get_text("words", sort=True, textpage=textpage)
-        raised = _raised_chars(page.get_text("rawdict", textpage=textpage))
+        rawdict = page.get_text("rawdict", textpage=textpage)
+        raised = _raised_chars(rawdict)
+        symbols = symbol_glyphs(doc, page, rawdict)
         has_images = bool(page.get_images(full=False)) or _has_inline_image(page)
         rect = page.rect
     except Exception as exc:
         raise _damaged_page(index, name) from exc
-    text, words = _join_words(raw_words, raised)
+    text, words = _join_words(raw_words, raised, symbols)
     if has_images and not text.strip():
         try:
             has_images = shows_ink(page)
@@ -205,9 +208,10 @@ def _with_superscripts(token: str, rect: tuple, chars: list[tuple[float, bool]])
     return "".join(c.translate(SUPERSCRIPTS) if up else c for c, up in zip(token, inside))
 
 
-def _join_words(raw_words: list[tuple],
-                raised: dict[tuple[int, int], list[tuple[float, bool]]]) -> tuple[str, list[Word]]:
-    """Join MuPDF words into page text: spaces within a line, newlines between lines."""
+def _join_words(raw_words: list[tuple], raised: dict[tuple[int, int], list[tuple[float, bool]]],
+                symbols: dict[tuple[int, int], list[float]]) -> tuple[str, list[Word]]:
+    """Join MuPDF words into page text: spaces within a line, newlines between lines; a lone
+    letter a symbol font draws as an arrow is the arrow."""
     parts: list[str] = []
     words: list[Word] = []
     pos, last_line = 0, None
@@ -217,6 +221,8 @@ def _join_words(raw_words: list[tuple],
             continue
         if (block, line) in raised:
             token = _with_superscripts(token, (x0, y0, x1, y1), raised[(block, line)])
+        if token in WINGDINGS and any(x0 - 0.5 <= left < x1 for left in symbols.get((block, line), ())):
+            token = WINGDINGS[token]
         if words:
             sep = " " if (block, line) == last_line else "\n"
             parts.append(sep)
