@@ -41,10 +41,17 @@ def _symbol_letters(doc: pymupdf.Document, page: pymupdf.Page) -> dict[str, set[
     symbol's alike, so the name alone cannot tell them apart; a lone letter the symbol subset
     maps to can.)"""
     found: dict[str, set[str]] = {}
-    for xref, _ext, kind, basefont, _ref, encoding, *_ in page.get_fonts():
-        if kind != "TrueType" or encoding or _flags(doc, xref) & (_SYMBOLIC | _NONSYMBOLIC) != _SYMBOLIC:
+    try:
+        fonts = page.get_fonts()
+    except (RuntimeError, ValueError):  # a damaged font list costs the arrows, never the page
+        return found
+    for xref, _ext, kind, basefont, _ref, encoding, *_ in fonts:
+        try:
+            if kind != "TrueType" or encoding or _flags(doc, xref) & (_SYMBOLIC | _NONSYMBOLIC) != _SYMBOLIC:
+                continue
+            mapped = {chr(int(code, 16)) for code in re.findall(r"<([0-9A-Fa-f]{4})>", _to_unicode(doc, xref))}
+        except (RuntimeError, ValueError):
             continue
-        mapped = {chr(int(code, 16)) for code in re.findall(r"<([0-9A-Fa-f]{4})>", _to_unicode(doc, xref))}
         if mapped & WINGDINGS.keys():
             found.setdefault(basefont.split("+", 1)[-1], set()).update(mapped & WINGDINGS.keys())
     return found
