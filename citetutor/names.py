@@ -47,3 +47,47 @@ def written_forms(name: str) -> list[str]:
     parts = [part for part in _PARTS.split(name) if part]
     symbolic = "".join(SPELLED_SYMBOLS.get(part.lower(), part) for part in parts)
     return [name] if symbolic == "".join(parts) else [name, symbolic]
+
+
+# An acronym a student writes for words the notes spell out, with the number they may add:
+# "How did owning stuff abroad help Britain and France before WW1?" was refused outright by
+# notes that write "World War 1". Its letters, then an optional number (arabic or roman).
+_ACRONYM = re.compile(r"^([A-Z]{2,6}?)(\d{1,2}|X|IX|IV|V?I{0,3})s?$")
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10}
+_NUMBER_WORDS = ["", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"]
+
+
+def spelled_out(name: str) -> list[str]:
+    """Regular expressions (RE2 and Python alike) for the words an acronym stands for, as notes
+    introduce them: capitalised words whose initials spell it, then its number ("World War 1",
+    "World War I" or "World War One" for "WW1" and "WWI"). Only capitalised words count: any long
+    text holds lower-case words with a given run of initials, and a near-miss naming something
+    the notes never mention must still be refused. Empty for a name that is not an acronym."""
+    patterns = []
+    for letters, number in _readings(name):
+        words = r"[\s-]+".join(f"{letter}[a-z]+" for letter in letters)
+        tail = ""
+        if number:
+            forms = [str(number), *(r for r, n in _ROMAN.items() if n == number)]
+            forms += [_NUMBER_WORDS[number]] if number < len(_NUMBER_WORDS) else []
+            tail = rf"[\s-]+(?:{'|'.join(forms)})"
+        patterns.append(rf"\b{words}{tail}\b")
+    return patterns
+
+
+def _readings(name: str) -> list[tuple[str, int]]:
+    """(letters, number) readings of an acronym: "WWII" is W-W and 2, or the letters W-W-I-I."""
+    if not name.isascii() or not name.replace("s", "").isalnum():
+        return []
+    readings = []
+    match = _ACRONYM.match(name)
+    if match and match.group(2):
+        number = match.group(2)
+        value = int(number) if number.isdigit() else _ROMAN.get(number, 0)
+        if value:
+            readings.append((match.group(1), value))
+    letters = name[:-1] if name.endswith("s") else name
+    if letters.isalpha() and letters.isupper() and 2 <= len(letters) <= 6:
+        readings.append((letters, 0))
+    return readings
+

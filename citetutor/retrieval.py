@@ -6,6 +6,7 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,7 +14,7 @@ from rank_bm25 import BM25Okapi
 
 from citetutor.errors import EmbeddingMismatch, InputError, ModelOutputError
 from citetutor.models.base import Embedder
-from citetutor.names import names_in, written_forms
+from citetutor.names import names_in, spelled_out, written_forms
 from citetutor.states import DocStatus
 from citetutor.store import Snapshot, Store
 
@@ -234,14 +235,28 @@ def search(store: Store, embedder: Embedder, query: str, scope: Scope, k: int = 
         raise ModelOutputError(f"{embedder.name} returned no usable vector for the question; check "
                                "that the embedding model is installed and working, then ask again.")
     found = rank(store, candidates, tokenize(query), query_vector, k, rrf_k, min_cosine)
-    found.unused_names = unused_names(query, candidates.bm25.term_ids)
+    found.unused_names = unused_names(query, candidates.bm25.term_ids,
+                                      lambda pattern: _spelled_in(store, scope, pattern))
     return found
 
 
-def unused_names(query: str, vocabulary: dict[str, int]) -> list[str]:
-    """The names a question gives (names.py) that the notes never use in any written form."""
+def unused_names(query: str, vocabulary: dict[str, int],
+                 spelled: Callable[[str], bool] = lambda pattern: False) -> list[str]:
+    """The names a question gives (names.py) that the notes never use in any written form, nor
+    spell out (an acronym's words: `spelled` says whether some chunk matches a pattern)."""
     return [name for name in names_in(query)
-            if not any(_used(form, vocabulary) for form in written_forms(name))]
+            if not any(_used(form, vocabulary) for form in written_forms(name))
+            and not any(spelled(pattern) for pattern in spelled_out(name))]
+
+
+def _spelled_in(store: Store, scope: Scope, pattern: str) -> bool:
+    """Whether a chunk of the scope matches a regular expression (DuckDB's RE2). Asked only for
+    an acronym the index lacks, so the scan is rare."""
+    where, params = _scope_sql(scope)
+    return bool(store.query(
+        "SELECT 1 FROM chunks c JOIN documents d ON d.id = c.doc_id "
+        f"WHERE d.status = '{DocStatus.READY}' AND {where} AND regexp_matches(c.text, ?) LIMIT 1",
+        [*params, pattern]))
 
 
 def _used(form: str, vocabulary: dict[str, int]) -> bool:

@@ -1,10 +1,14 @@
 """A question naming something its notes never use is refused before any model reads it."""
 
+import re
+
+import pymupdf
 import pytest
 
-from citetutor.names import names_in, written_forms
+from citetutor.names import names_in, spelled_out, written_forms
 from citetutor.retrieval import Scope, tokenize, unused_names
 from citetutor.tutor import refusal_reason
+from tests.helpers import make_pipeline
 from tests.test_tutor_gate import QUESTION, pipe  # noqa: F401  (the gate fixture over a real PDF)
 
 
@@ -54,3 +58,36 @@ def test_a_spelled_out_symbol_is_also_read_as_the_notes_write_it(name, forms):
 def test_a_name_a_student_spells_out_is_found_where_the_notes_write_its_symbol(question, unused):
     vocabulary = {term: i for i, term in enumerate(tokenize("R0 falls below 1 when ΔG and σ are small"))}
     assert unused_names(question, vocabulary) == unused
+
+
+@pytest.mark.parametrize("name, text, spelled", [
+    ("WW1", "at the eve of World War 1, foreign assets", True),
+    ("WWI", "before World War One began", True),
+    ("WWII", "after World War II ended", True),
+    ("WW2", "at the eve of World War 1, foreign assets", False),
+    ("RAG", "draw the Resource Allocation Graph of the threads", True),
+    ("RAG", "resources are granted in order", False),  # lower-case words with those initials
+    ("DNA", "DNA is copied", False),  # the acronym itself is the vocabulary's business
+    ("Bernoulli", "Bernoulli's principle", False),  # not an acronym
+])
+def test_an_acronym_is_found_where_the_notes_spell_out_its_words(name, text, spelled):
+    assert any(re.search(pattern, text) for pattern in spelled_out(name)) is spelled
+
+
+def test_a_question_with_an_acronym_the_notes_spell_out_is_not_refused_for_it():
+    text = "Foreign assets reached 200% of national income at the eve of World War 1."
+    vocabulary = {term: i for i, term in enumerate(tokenize(text))}
+    def spelled(pattern: str) -> bool:
+        return re.search(pattern, text) is not None
+    assert unused_names("How did owning stuff abroad help Britain before WW1?", vocabulary, spelled) == ["Britain"]
+    assert unused_names("How did owning stuff abroad help before WW2?", vocabulary, spelled) == ["WW2"]
+
+
+def test_the_library_finds_an_acronyms_words_in_its_chunks(tmp_path):
+    library = make_pipeline(tmp_path)
+    subject = library.create_subject("History")
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 100), "Foreign assets grew until the eve of World War 1.", fontsize=11)
+    library.upload(doc.tobytes(), "history.pdf", subject)
+    assert library.gate.search("How did foreign assets help before WW1?", Scope(subject)).unused_names == []
+    assert library.gate.search("How did foreign assets help before WW2?", Scope(subject)).unused_names == ["WW2"]
