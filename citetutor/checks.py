@@ -22,9 +22,12 @@ VALUE_REQUEST = re.compile(
 METHOD_OF_FINDING = re.compile(
     r"\b(measur|decid|determin|choos|tell|know|figur\w* out|work\w* out)\w*\s+how\s+\w+", re.IGNORECASE)
 # Digits, or the number words notes use for small counts and factors ("twice the capacity").
+# A magnitude in the plural is the same number: notes that wrote "150 millions Francs" refused
+# a right "150 million Francs" as stating a million they lack.
 NUMBER = re.compile(
     r"\d+(?:[.,]\d+)*|\b(?:two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|"
-    r"hundred|thousand|million|twice|half|double|triple)\b", re.IGNORECASE)
+    r"hundreds?|thousands?|millions?|billions?|twice|half|double|triple)\b", re.IGNORECASE)
+MAGNITUDES = frozenset({"hundreds", "thousands", "millions", "billions"})
 # Words that frame a question but say nothing about its topic.
 QUESTION_FRAME = frozenset(stems(
     "explain describe define definition meaning mean means give hint tell about please why "
@@ -124,6 +127,13 @@ WORDS_BEYOND_LABELS = re.compile(r"[^\W_]{2,}|\d")
 LABEL_FRAME = re.compile(r"^\s*(?:\[?S\d+\]?(?:\s*(?:,|and)\s*)?)+\s*"
                          r"(?:says?|states?|shows?|explains?|notes?|mentions?)\s*(?:that\b)?\s*:?\s*", re.IGNORECASE)
 INLINE_LABEL = re.compile(r"\s*[\[(]S\d+(?:\s*(?:,|and)\s*S?\d+)*[\])]")
+# "..., as stated in S1." and "According to S2, ...": the same reference, worded. Left in, its
+# digit failed the number check ("Claim 1 states 1, million") of a right answer.
+_LABELS = r"S\d+(?:\s*(?:,|and)\s*S?\d+)*"
+WORDED_LABEL = re.compile(
+    rf"^\s*(?:according to|as (?:stated|said|shown|mentioned|noted) in)\s+{_LABELS}\s*,\s*"
+    rf"|,?\s*(?:as\s+)?(?:stated|said|shown|mentioned|noted|given|explained|described)\s+(?:in|by)\s+{_LABELS}"
+    r"(?=\s*[.;]?\s*$)", re.IGNORECASE)
 QUOTES = "'\"‘’“”"
 
 
@@ -139,7 +149,7 @@ def _without_labels(text: str) -> str:
     """A claim's text without its label frame, inline labels and the quotes a frame put round
     a copied sentence; the text as written when nothing but labels would be left."""
     framed = LABEL_FRAME.match(text)
-    bare = INLINE_LABEL.sub("", text[framed.end():] if framed else text).strip()
+    bare = INLINE_LABEL.sub("", WORDED_LABEL.sub("", text[framed.end():] if framed else text)).strip()
     if framed and len(bare) > 2 and bare[0] in QUOTES and bare.rstrip(".")[-1] in QUOTES:
         bare = bare.rstrip(".")[1:-1].strip()
     return bare[:1].upper() + bare[1:] if WORDS_BEYOND_LABELS.search(bare) else text
@@ -364,7 +374,8 @@ def numbers_in(text: str) -> set[str]:
 def numbers_listed(text: str) -> list[str]:
     """The numbers a text states in order, repeats kept, number words as digits."""
     text = unicodedata.normalize("NFKC", text)  # "t³" states the 3 of "t^3"
-    return [NUMBER_WORDS.get(n.lower(), n.lower()) for n in NUMBER.findall(text)]
+    words = (n.lower()[:-1] if n.lower() in MAGNITUDES else n.lower() for n in NUMBER.findall(text))
+    return [NUMBER_WORDS.get(n, n) for n in words]
 
 
 def asks_for_value(question: str) -> bool:

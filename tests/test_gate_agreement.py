@@ -192,6 +192,9 @@ def test_a_number_its_sentences_lack_is_refused_naming_the_sentence_that_states_
     ("S1 and S2 show that a medium effect is 0.5 [S2].", "A medium effect is 0.5."),
     ("A medium effect is 0.5 (S1).", "A medium effect is 0.5."),
     ("S1", "S1"),  # nothing but a label: left for the check that refuses it
+    ("Haiti had to pay about 150 million Francs, as stated in S1.", "Haiti had to pay about 150 million Francs."),
+    ("According to S2, a medium effect is 0.5.", "A medium effect is 0.5."),
+    ("A medium effect is 0.5 as shown in S1 and S3", "A medium effect is 0.5"),
 ])
 def test_the_drafters_references_to_sentence_labels_are_taken_out_of_its_claims(written, claim):
     from citetutor.checks import unlabelled
@@ -232,6 +235,21 @@ def test_a_span_cut_from_behind_a_typographic_negation_is_not_verbatim():
 def test_a_blind_answer_that_is_a_slide_title_abstains(answer, title):
     from citetutor.checks import abstains
     assert abstains(answer) is title
+
+
+def test_a_magnitude_in_the_plural_is_the_same_number():
+    """Notes that wrote "150 millions Francs" refused a right "150 million Francs"."""
+    from citetutor.checks import Rejected, guard
+    from citetutor.schemas import Claim, Draft
+    evidence = numbered("France imposes a large public debt on Haiti as the price for their freedom "
+                        "(150 millions Francs or about 2% French GDP of the time)", cosine=0.6)
+    question = "How much did Haiti have to pay France to get its independence accepted?"
+    right = Claim(text="Haiti had to pay France 150 million Francs for its freedom.", sentences=[1])
+    assert guard(question, Draft(claims=[right]), evidence, 0.4, 0.45, "explain") == []
+    with pytest.raises(Rejected) as refused:
+        wrong = Claim(text="Haiti had to pay France 150 billion Francs for its freedom.", sentences=[1])
+        guard(question, Draft(claims=[wrong]), evidence, 0.4, 0.45, "explain")
+    assert refused.value.code == "number_not_in_evidence"
 
 
 def test_a_number_the_question_states_is_not_the_claims_own():
