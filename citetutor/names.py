@@ -90,4 +90,3 @@ def _readings(name: str) -> list[tuple[str, int]]:
     if letters.isalpha() and letters.isupper() and 2 <= len(letters) <= 6:
         readings.append((letters, 0))
     return readings
-
