@@ -126,10 +126,10 @@ WORDS_BEYOND_LABELS = re.compile(r"[^\W_]{2,}|\d")
 # "S3 states that ...", "S1 says: '...'", "(S2)": the drafter naming its evidence in the claim.
 LABEL_FRAME = re.compile(r"^\s*(?:\[?S\d+\]?(?:\s*(?:,|and)\s*)?)+\s*"
                          r"(?:says?|states?|shows?|explains?|notes?|mentions?)\s*(?:that\b)?\s*:?\s*", re.IGNORECASE)
-INLINE_LABEL = re.compile(r"\s*[\[(]S\d+(?:\s*(?:,|and)\s*S?\d+)*[\])]")
+_LABELS = r"S\d+(?:\s*(?:,|and)\s*S?\d+)*"  # "S1", "S1 and S3", "S2, 4"
+INLINE_LABEL = re.compile(rf"\s*[\[(]{_LABELS}[\])]")
 # "..., as stated in S1." and "According to S2, ...": the same reference, worded. Left in, its
 # digit failed the number check ("Claim 1 states 1, million") of a right answer.
-_LABELS = r"S\d+(?:\s*(?:,|and)\s*S?\d+)*"
 WORDED_LABEL = re.compile(
     rf"^\s*(?:according to|as (?:stated|said|shown|mentioned|noted) in)\s+{_LABELS}\s*,\s*"
     rf"|,?\s*(?:as\s+)?(?:stated|said|shown|mentioned|noted|given|explained|described)\s+(?:in|by)\s+{_LABELS}"

@@ -77,7 +77,7 @@ def spelled_out(name: str) -> list[str]:
 
 def _readings(name: str) -> list[tuple[str, int]]:
     """(letters, number) readings of an acronym: "WWII" is W-W and 2, or the letters W-W-I-I."""
-    if not name.isascii() or not name.replace("s", "").isalnum():
+    if not name.isascii() or not name.isalnum():
         return []
     readings = []
     match = _ACRONYM.match(name)
