@@ -223,7 +223,7 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
         _guard_numbers(number, claim.text, sentences_text, sentences, question)
         _guard_formulas(number, claim.text, sentences_text)
     if embedder is not None:
-        _guard_closer_elsewhere(embedder, draft, sentences)
+        _guard_closer_elsewhere(embedder, draft, sentences, uncovered)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
     _guard_topic(question, cited, min_topic)
     cited_text = " ".join(s.text for s in cited)
@@ -328,11 +328,21 @@ def _guard_words_elsewhere(number: int, claim: Claim, new: set[str], sentences: 
 CLOSER_ELSEWHERE = 0.1
 
 
-def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Sentence]) -> None:
-    """Each claim must be closest in meaning to a sentence it cites, not to another one."""
+def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Sentence],
+                            checked: list[int]) -> None:
+    """Each `checked` claim must be closest in meaning to a sentence it cites, not to another one.
+
+    Only claims with a word their sentences lack are checked: one whose every added word is in
+    its sentences states what they say, however close it comes to another sentence by restating
+    the question. "The engine's entropy changes by 0", citing "... the Entropy change of the
+    cycle is 0", was refused as closer to a sentence on the first law."""
+    if not checked:
+        return
     vectors = embedder.embed([*(c.text for c in draft.claims), *(s.text for s in sentences)])
     claims, evidence = vectors[:len(draft.claims)], vectors[len(draft.claims):]
     for number, (claim, vector) in enumerate(zip(draft.claims, claims), start=1):
+        if number not in checked:
+            continue
         closeness = evidence @ vector
         own = max(float(closeness[i]) for i, s in enumerate(sentences) if s.number in claim.sentences)
         best = max(range(len(sentences)), key=lambda i: float(closeness[i]))

@@ -181,11 +181,35 @@ NUMBER_WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", 
                 "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twice": "2",
                 "double": "2", "twenty": "20", "hundred": "100", "thousand": "1000"}
 _SUFFIXES = ("ing", "ed", "es", "s")
+# Irregular forms of verbs, so "the experiment ran" meets "did it run" as "-ed" forms meet: a right
+# "ran for 100 generations" counted "ran" as a word its sentence lacked. Only forms that are no
+# other common word ("left", "led", "rose", "saw", "found", "bound" and "fed", the Fed, stay).
+IRREGULAR_FORMS = {
+    form: base for base, forms in {
+        "run": "ran", "pay": "paid", "make": "made", "take": "took taken", "give": "gave given",
+        "get": "got gotten", "go": "went gone", "come": "came", "grow": "grew grown",
+        "rise": "risen", "fall": "fallen", "lose": "lost", "win": "won", "sell": "sold",
+        "buy": "bought", "build": "built", "keep": "kept", "mean": "meant", "think": "thought",
+        "teach": "taught", "hold": "held", "begin": "began begun", "know": "knew known",
+        "write": "wrote written", "choose": "chose chosen", "draw": "drew drawn", "show": "shown",
+        "see": "seen", "say": "said", "tell": "told", "spend": "spent", "send": "sent",
+        "bring": "brought", "catch": "caught", "fight": "fought", "feel": "felt", "meet": "met",
+        "stand": "stood", "understand": "understood", "break": "broke broken",
+        "speak": "spoke spoken", "freeze": "froze frozen", "drive": "drove driven",
+        "eat": "ate eaten", "drink": "drank drunk", "fly": "flew flown", "wear": "wore worn",
+        "tear": "tore torn", "shake": "shook shaken", "steal": "stole stolen", "throw": "threw thrown",
+        "forget": "forgot forgotten", "hide": "hid hidden", "ride": "rode ridden",
+        "sing": "sang sung", "swim": "swam swum", "sink": "sank sunk", "shrink": "shrank shrunk",
+        "spin": "spun", "stick": "stuck", "strike": "struck", "swing": "swung", "dig": "dug",
+        "lend": "lent", "bend": "bent",
+    }.items() for form in forms.split()
+}
 
 
 def stem(word: str) -> str:
-    """A crude stem: number words as digits, a plural or -ing/-ed ending off, then 5 letters."""
-    word = NUMBER_WORDS.get(word, word)
+    """A crude stem: number words as digits, irregular forms as their verb, a plural or -ing/-ed
+    ending off, then 5 letters."""
+    word = IRREGULAR_FORMS.get(word, NUMBER_WORDS.get(word, word))
     if not word.isalpha():
         return word
     for suffix in _SUFFIXES:

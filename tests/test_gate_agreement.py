@@ -173,6 +173,57 @@ def test_a_claim_another_sentence_holds_far_better_than_its_own_is_mis_cited():
     assert guard(question, Draft(claims=[Claim(text=claim, sentences=[1, 2])]), evidence, 0.4, 0.45, "hint") == []
 
 
+class ScriptedVectors:
+    """An embedder that gives each text the vector a test chose for it."""
+
+    def __init__(self, vectors: dict[str, list[float]]):
+        self.vectors = vectors
+
+    def embed(self, texts):
+        rows = np.array([self.vectors[t] for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+TAILS_QUESTION = "How many generations did the mouse tail experiment run before they measured the tails again?"
+ACTIVITY = "Activity: what would be the key points of a mouse tail experiment like this one?"
+MEASURE = "Measure natural tail length at the beginning of the experiment, and after 100 generations."
+
+
+def test_a_claim_whose_added_words_its_sentence_holds_is_not_refused_as_closer_to_another():
+    from citetutor.checks import guard
+    # The flip test's right first draft: it restates the question, so MiniLM put it closer to
+    # the activity slide that names the experiment than to the sentence that holds its 100.
+    claim = "The mouse tail experiment ran for 100 generations before they measured the tails again."
+    embedder = ScriptedVectors({claim: [1, 0], ACTIVITY: [0.9, 0.44], MEASURE: [0.5, 0.87]})
+    evidence = numbered(ACTIVITY, MEASURE, cosine=0.6)
+    draft = Draft(claims=[Claim(text=claim, sentences=[2])])
+    assert guard(TAILS_QUESTION, draft, evidence, 0.4, 0.45, "explain", embedder) == []
+
+
+def test_a_claim_with_words_its_sentence_lacks_is_refused_when_closer_to_another_sentence():
+    from citetutor.checks import Rejected, guard
+    chop = "Every generation stretch or chop off their poor little tails."
+    claim = "The natural tail length was measured after 100 generations of chopping."
+    embedder = ScriptedVectors({claim: [1, 0], chop: [0.9, 0.44], MEASURE: [0.5, 0.87]})
+    evidence = numbered(chop, MEASURE, cosine=0.6)
+    with pytest.raises(Rejected) as refused:
+        guard(TAILS_QUESTION, Draft(claims=[Claim(text=claim, sentences=[2])]), evidence, 0.4, 0.45,
+              "explain", embedder)
+    assert refused.value.code == "uncovered_claim" and "is what S1 says" in refused.value.detail
+
+
+@pytest.mark.parametrize("form, verb", [("ran", "run"), ("paid", "pay"), ("grew", "growing"),
+                                        ("taught", "teach"), ("understood", "understand")])
+def test_irregular_forms_meet_their_verb(form, verb):
+    from citetutor.evidence import stem
+    assert stem(form) == stem(verb)
+
+
+def test_forms_that_are_other_words_stay_as_written():
+    from citetutor.evidence import stem
+    assert stem("left") != stem("leave") and stem("fed") != stem("feed") and stem("found") != stem("find")
+
+
 def test_a_number_its_sentences_lack_is_refused_naming_the_sentence_that_states_it():
     from citetutor.checks import Rejected, guard
     from citetutor.schemas import Claim, Draft
