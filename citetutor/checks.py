@@ -338,11 +338,10 @@ def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Se
     cycle is 0", was refused as closer to a sentence on the first law."""
     if not checked:
         return
-    vectors = embedder.embed([*(c.text for c in draft.claims), *(s.text for s in sentences)])
-    claims, evidence = vectors[:len(draft.claims)], vectors[len(draft.claims):]
-    for number, (claim, vector) in enumerate(zip(draft.claims, claims), start=1):
-        if number not in checked:
-            continue
+    claims = [draft.claims[number - 1] for number in checked]
+    vectors = embedder.embed([*(c.text for c in claims), *(s.text for s in sentences)])
+    evidence = vectors[len(claims):]
+    for number, claim, vector in zip(checked, claims, vectors):
         closeness = evidence @ vector
         own = max(float(closeness[i]) for i, s in enumerate(sentences) if s.number in claim.sentences)
         best = max(range(len(sentences)), key=lambda i: float(closeness[i]))
