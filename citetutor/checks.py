@@ -134,6 +134,21 @@ WORDED_LABEL = re.compile(
     rf"^\s*(?:according to|as (?:stated|said|shown|mentioned|noted) in)\s+{_LABELS}\s*,\s*"
     rf"|,?\s*(?:as\s+)?(?:stated|said|shown|mentioned|noted|given|explained|described)\s+(?:in|by)\s+{_LABELS}"
     r"(?=\s*[.;]?\s*$)", re.IGNORECASE)
+# "According to the evidence, ...", "The notes state that ...", "..., as evidenced by <a quote or
+# a name for the evidence>": the evidence as a whole, pointed at instead of a label. The pointer
+# states no fact, yet its words counted towards coverage and reached the learner: "Thinking about
+# what something means improves memory retention, as evidenced by the variable encoding strategy
+# and the Generation Effect" was shown as why meaning helps memory, "... because compensation was
+# unrealistic and unfair, as evidenced by ... the arguments presented in the evidence" as why
+# slave owners were paid, and a claim that quoted its sentence after "as evidenced by" could
+# assert the opposite of the quote in front of it.
+_EVIDENCE = r"(?:the\s+)?(?:given\s+)?(?:evidence|notes?|sentences?|slides?|text|statements?)"
+EVIDENCE_FRAME = re.compile(
+    rf"^\s*(?:according to|based on)\s+{_EVIDENCE}\s*,\s*"
+    rf"|^\s*{_EVIDENCE}\s+(?:says?|states?|shows?|suggests?|indicates?|mentions?|explains?)\s+(?:that\s+)?"
+    r"|,?\s*as\s+evidenced\s+by\b[^.]*(?:\.(?=\S)[^.]*)*(?=[.]?\s*$)"
+    rf"|,?\s*as\s+(?:stated|said|shown|mentioned|noted|explained|described)\s+(?:in|by)\s+{_EVIDENCE}(?=\s*[.]?\s*$)",
+    re.IGNORECASE)
 QUOTES = "'\"‘’“”"
 
 
@@ -146,10 +161,11 @@ def unlabelled(draft: Draft) -> Draft:
 
 
 def _without_labels(text: str) -> str:
-    """A claim's text without its label frame, inline labels and the quotes a frame put round
-    a copied sentence; the text as written when nothing but labels would be left."""
+    """A claim's text without its label frame, inline labels, pointers at the evidence and the
+    quotes a frame put round a copied sentence; the text as written when nothing else is left."""
     framed = LABEL_FRAME.match(text)
-    bare = INLINE_LABEL.sub("", WORDED_LABEL.sub("", text[framed.end():] if framed else text)).strip()
+    rest = text[framed.end():] if framed else text
+    bare = INLINE_LABEL.sub("", EVIDENCE_FRAME.sub("", WORDED_LABEL.sub("", rest))).strip()
     if framed and len(bare) > 2 and bare[0] in QUOTES and bare.rstrip(".")[-1] in QUOTES:
         bare = bare.rstrip(".")[1:-1].strip()
     return bare[:1].upper() + bare[1:] if WORDS_BEYOND_LABELS.search(bare) else text

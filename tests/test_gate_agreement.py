@@ -246,6 +246,15 @@ def test_a_number_its_sentences_lack_is_refused_naming_the_sentence_that_states_
     ("Haiti had to pay about 150 million Francs, as stated in S1.", "Haiti had to pay about 150 million Francs."),
     ("According to S2, a medium effect is 0.5.", "A medium effect is 0.5."),
     ("A medium effect is 0.5 as shown in S1 and S3", "A medium effect is 0.5"),
+    # Pointers at the evidence as a whole, not by label: no fact, and their words are no cover.
+    ("According to the evidence, LiCoO2 stores 274 mAh/g.", "LiCoO2 stores 274 mAh/g."),
+    ("The notes state that the mean number was 17.", "The mean number was 17."),
+    ("Meaning helps memory, as evidenced by the Generation Effect.", "Meaning helps memory."),
+    ("Yes, experts thought a vaccine could be made, as evidenced by the statement 'Experts wrote "
+     "that a vaccine could never be made.'", "Yes, experts thought a vaccine could be made"),
+    ("A medium effect is 0.5, as stated in the notes.", "A medium effect is 0.5."),
+    ("Evidence of selection is shown by the tails.", "Evidence of selection is shown by the tails."),
+    ("As evidenced by.", "As evidenced by."),  # nothing else: left for the checks to refuse
 ])
 def test_the_drafters_references_to_sentence_labels_are_taken_out_of_its_claims(written, claim):
     from citetutor.checks import unlabelled
