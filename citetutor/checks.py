@@ -128,11 +128,13 @@ LABEL_FRAME = re.compile(r"^\s*(?:\[?S\d+\]?(?:\s*(?:,|and)\s*)?)+\s*"
                          r"(?:says?|states?|shows?|explains?|notes?|mentions?)\s*(?:that\b)?\s*:?\s*", re.IGNORECASE)
 _LABELS = r"S\d+(?:\s*(?:,|and)\s*S?\d+)*"  # "S1", "S1 and S3", "S2, 4"
 INLINE_LABEL = re.compile(rf"\s*[\[(]{_LABELS}[\])]")
+# How a claim's tail says where it comes from ("as stated in S1", "as shown in the notes").
+_SAID = r"(?:stated|said|shown|mentioned|noted|explained|described)"
 # "..., as stated in S1." and "According to S2, ...": the same reference, worded. Left in, its
 # digit failed the number check ("Claim 1 states 1, million") of a right answer.
 WORDED_LABEL = re.compile(
     rf"^\s*(?:according to|as (?:stated|said|shown|mentioned|noted) in)\s+{_LABELS}\s*,\s*"
-    rf"|,?\s*(?:as\s+)?(?:stated|said|shown|mentioned|noted|given|explained|described)\s+(?:in|by)\s+{_LABELS}"
+    rf"|,?\s*(?:as\s+)?(?:{_SAID}|given)\s+(?:in|by)\s+{_LABELS}"
     r"(?=\s*[.;]?\s*$)", re.IGNORECASE)
 # "According to the evidence, ...", "The notes state that ...", "..., as evidenced by <a quote or
 # a name for the evidence>": the evidence as a whole, pointed at instead of a label. The pointer
@@ -147,7 +149,7 @@ EVIDENCE_FRAME = re.compile(
     rf"^\s*(?:according to|based on)\s+{_EVIDENCE}\s*,\s*"
     rf"|^\s*{_EVIDENCE}\s+(?:says?|states?|shows?|suggests?|indicates?|mentions?|explains?)\s+(?:that\s+)?"
     r"|,?\s*as\s+evidenced\s+by\b[^.]*(?:\.(?=\S)[^.]*)*(?=[.]?\s*$)"
-    rf"|,?\s*as\s+(?:stated|said|shown|mentioned|noted|explained|described)\s+(?:in|by)\s+{_EVIDENCE}(?=\s*[.]?\s*$)",
+    rf"|,?\s*as\s+{_SAID}\s+(?:in|by)\s+{_EVIDENCE}(?=\s*[.]?\s*$)",
     re.IGNORECASE)
 QUOTES = "'\"‘’“”"
 
