@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 from citetutor.evidence import NUMBER_WORDS, Sentence, stems
-from citetutor.foils import polarity_conflict
+from citetutor.foils import FLAT_WORDS, negating, negation_conflict, polarity_conflict
 from citetutor.formulas import unstated_formulas
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -110,7 +110,10 @@ MIN_SAME_MEANING = 0.8
 
 
 def same_meaning(embedder: Embedder, reference: str, other: str, question: str = "") -> bool:
-    """... or when `other` holds at least half of what `reference` adds to the question."""
+    """... or when `other` holds at least half of what `reference` adds to the question; never
+    when one denies a word the other states (`negation_conflict`)."""
+    if negation_conflict(reference, other):
+        return False
     added = new_words(reference, question)
     if added and 2 * len(added & set(stems(other))) >= len(added):
         return True
@@ -173,23 +176,20 @@ def _without_labels(text: str) -> str:
     return bare[:1].upper() + bare[1:] if WORDS_BEYOND_LABELS.search(bare) else text
 
 
-# The words a sentence puts before a span that would turn the span's meaning around.
-NEGATING = frozenset({"no", "not", "never", "nor", "without", "cannot"})
 MIN_VERBATIM_WORDS = 6
-_FLAT_WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 
 def verbatim(claim: Claim, sentences: list[Sentence]) -> bool:
     """Whether a claim is a run of at least six words of its cited sentences, word for word,
     not cut from behind a negation: it then says what they say, and a foil judge has nothing to
     decide (the 1.5B gave a copied sentence only 0.29 nats over its own negation)."""
-    words = [w.lower() for w in _FLAT_WORDS.findall(claim.text)]
+    words = [w.lower() for w in FLAT_WORDS.findall(claim.text)]
     if len(words) < MIN_VERBATIM_WORDS:
         return False
     for sentence in sentences:
         if sentence.number not in claim.sentences:
             continue
-        held = [w.lower() for w in _FLAT_WORDS.findall(sentence.text)]
+        held = [w.lower() for w in FLAT_WORDS.findall(sentence.text)]
         if any(held[start:start + len(words)] == words and not _negated(held[:start])
                for start in range(len(held) - len(words) + 1)):
             return True
@@ -198,13 +198,7 @@ def verbatim(claim: Claim, sentences: list[Sentence]) -> bool:
 
 def _negated(before: list[str]) -> bool:
     """Whether the word before a span negates it ("no", "not", "isn't")."""
-    return bool(before) and _negating(before[-1])
-
-
-def _negating(word: str) -> bool:
-    """Whether a lower-case word negates ("not", "never", "isn't", "doesn’t")."""
-    # Slides mostly set the typographic apostrophe: "doesn’t" negates as "doesn't" does.
-    return word in NEGATING or word.replace("’", "'").endswith("n't")
+    return bool(before) and negating(before[-1])
 
 
 def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: float,
@@ -503,4 +497,4 @@ def _values(text: str, asked: set[str]) -> list[str]:
 
 def _negations(text: str) -> int:
     """How many negating words a text has ("not", "no", "never", "isn't")."""
-    return sum(_negating(w.lower()) for w in _FLAT_WORDS.findall(text))
+    return sum(negating(w.lower()) for w in FLAT_WORDS.findall(text))

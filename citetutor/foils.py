@@ -164,6 +164,63 @@ def polarity_conflict(one: str, other: str) -> bool:
                or (b in first and a in second and b not in second and a not in first) for a, b in pairs)
 
 
+# After these a negation weakens instead of denying: "not always", "not necessarily", "not only".
+_PARTIAL = frozenset({"necessarily", "always", "only", "just", "all", "every", "quite", "exactly",
+                      "entirely", "merely", "even"})
+NEGATING = frozenset({"no", "not", "never", "nor", "without", "cannot"})
+# A clause ends at punctuation or a joining word: "X is not A, but B" denies A, not B.
+_CLAUSE_END = re.compile(r"[,;:.!?()]|\b(?:but|and|while|whereas|although|though|however|yet|unless|"
+                         r"because|so|then)\b", re.IGNORECASE)
+FLAT_WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+NEGATION_REACH = 3  # words after a negation that it denies ("could never really exist")
+
+
+def negation_conflict(one: str, other: str) -> bool:
+    """Whether a word both answers hold is denied in one and affirmed in the other.
+
+    "Hacking thought split bars could ever exist" and the blind solver's "... could never
+    exist" embed at cosine 0.82, so they counted as the same answer. Counting negations
+    answer-wide refused right answers whose other clauses differ ("may or may not change" in a
+    hint, one "not" in a two-part answer); here only a word both state, within a negation's
+    reach in its clause, counts. "Or not" offers an alternative and "not always" a weaker
+    claim: neither denies.
+    """
+    denied_one, said_one = _denied_and_said(one)
+    denied_other, said_other = _denied_and_said(other)
+    return bool((denied_one - said_one) & (said_other - denied_other)
+                or (denied_other - said_other) & (said_one - denied_one))
+
+
+def _denied_and_said(text: str) -> tuple[set[str], set[str]]:
+    """A text's content-word stems within reach of a denying negation, and those outside one."""
+    denied: set[str] = set()
+    said: set[str] = set()
+    for clause in _CLAUSE_END.split(text):
+        words = [w.lower() for w in FLAT_WORDS.findall(clause or "")]
+        reach = 0
+        for i, word in enumerate(words):
+            if negating(word):
+                reach = NEGATION_REACH if _denies(words, i) else reach
+                continue
+            target = denied if reach else said
+            reach = max(reach - 1, 0)
+            target.update(stems(word))
+    return denied, said
+
+
+def negating(word: str) -> bool:
+    """Whether a lower-case word negates ("not", "never", "isn't", "doesn’t")."""
+    # Slides mostly set the typographic apostrophe: "doesn’t" negates as "doesn't" does.
+    return word in NEGATING or word.replace("’", "'").endswith("n't")
+
+
+def _denies(words: list[str], i: int) -> bool:
+    """Whether the negation words[i] denies what follows (not "or not", not "not always")."""
+    alternative = "or" in words[max(i - 2, 0):i]  # "may or may not", "whether or not"
+    weakened = i + 1 < len(words) and words[i + 1] in _PARTIAL
+    return not (alternative or weakened)
+
+
 MIN_SHARED_RUN = 3  # words a claim must copy in a row before a word beside the run counts as swapped
 
 

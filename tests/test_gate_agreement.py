@@ -24,11 +24,15 @@ def test_an_answer_with_what_the_blind_solver_added_agrees():
     assert same_meaning(HashEmbedder(), BLIND, right, QUESTION)
 
 
+class _Close:
+    """An embedder that puts any two texts at cosine 0.9, close enough to agree by meaning."""
+
+    def embed(self, texts):
+        return np.array([[1.0, 0.0], [0.9, 0.436]])
+
+
 def test_a_near_paraphrase_in_other_words_agrees_by_meaning():
-    class Fixed:
-        def embed(self, texts):
-            return np.array([[1.0, 0.0], [0.9, 0.436]])  # cosine 0.9
-    assert same_meaning(Fixed(), "It goes round the loop.", "Circles about the centre.", QUESTION)
+    assert same_meaning(_Close(), "It goes round the loop.", "Circles about the centre.", QUESTION)
 
 
 def test_the_topic_check_ignores_how_a_question_is_phrased():
@@ -381,3 +385,30 @@ def test_the_same_value_or_the_blind_answers_words_agree_by_content_but_another_
     negated = "Randomization does not eliminate confounding."
     assert not same_content(why, negated, "Randomization eliminates confounding")
     assert not same_content("Does fitness mean being strong?", "Yes, fitness means being strong.", "Yes")
+
+
+SPLIT_BARS = "Did Hacking think split bars could ever exist?"
+
+
+@pytest.mark.parametrize("reference, other", [
+    # MiniLM put these at cosine 0.82, so a claim its own sentence contradicts "agreed".
+    ("Hacking thought split bars could never exist, and it turned out that way.",
+     "Yes, Hacking thought split bars could ever exist."),
+    ("The entropy doesn’t change.", "The entropy changes."),
+    ("Heat does not flow from a cold body to a hotter one.", "Heat flows from a cold body to a hotter one."),
+])
+def test_an_answer_denying_what_the_other_states_never_agrees(reference, other):
+    assert not same_meaning(_Close(), reference, other, SPLIT_BARS)
+    assert not same_meaning(_Close(), other, reference, SPLIT_BARS)
+
+
+@pytest.mark.parametrize("reference, other", [
+    # An alternative, a weaker claim, or a negation in another clause denies nothing the other says.
+    ("Derivational affixes may or may not change the category of a word.",
+     "Derivational affixes change the category of a word."),
+    ("An unsafe state does not necessarily mean deadlock.", "An unsafe state can lead to deadlock."),
+    ("Money is not the only cause, but inflation rises with it.", "Inflation rises with money."),
+    ("It never rains there.", "It never rains there."),
+])
+def test_negations_that_deny_nothing_the_other_states_leave_meaning_to_decide(reference, other):
+    assert same_meaning(_Close(), reference, other)
