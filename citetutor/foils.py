@@ -167,6 +167,7 @@ def polarity_conflict(one: str, other: str) -> bool:
 # After these a negation weakens instead of denying: "not always", "not necessarily", "not only".
 _PARTIAL = frozenset({"necessarily", "always", "only", "just", "all", "every", "quite", "exactly",
                       "entirely", "merely", "even"})
+# The words that turn what follows around; the checks read negation with this list too.
 NEGATING = frozenset({"no", "not", "never", "nor", "without", "cannot"})
 # A clause ends at punctuation or a joining word: "X is not A, but B" denies A, not B.
 _CLAUSE_END = re.compile(r"[,;:.!?()]|\b(?:but|and|while|whereas|although|though|however|yet|unless|"
@@ -196,7 +197,7 @@ def _denied_and_said(text: str) -> tuple[set[str], set[str]]:
     denied: set[str] = set()
     said: set[str] = set()
     for clause in _CLAUSE_END.split(text):
-        words = [w.lower() for w in FLAT_WORDS.findall(clause or "")]
+        words = [w.lower() for w in FLAT_WORDS.findall(clause)]
         reach = 0
         for i, word in enumerate(words):
             if negating(word):
