@@ -225,27 +225,42 @@ def _denies(words: list[str], i: int) -> bool:
 MIN_SHARED_RUN = 3  # words a claim must copy in a row before a word beside the run counts as swapped
 
 
-def swapped_back(claim: str, cited: list[str], question: str) -> list[str]:
+def swapped_back(claim: str, cited: list[str], question: str, evidence: list[str] | None = None) -> list[str]:
     """Foils that put a cited sentence's own word back where the claim, beside a run of words
-    it copied from that sentence, has a word of the question instead.
+    it copied from that sentence, has a word borrowed from elsewhere: from the question, or
+    from another sentence of the `evidence`.
 
     The question's words are free in the coverage check (restating the question is no new
     claim), so "Adaptation is the ability of organisms to respond directly to their environment"
     passed on a sentence that says it of acclimation: every word was in the sentence or the
     question, and nothing in it could be flipped. Its foil is the sentence's own subject back.
+    A word from a neighbouring sentence is the same error by another road: a sentence's
+    statement about one thing told of another the notes name nearby (two laws merged, one
+    tract's finding given to the next tract). The yes/no judge found "The activity tail
+    experiment ran for 100 generations" stated where the sentence says "mouse tail", and 8 of
+    the flip test's 40 wrong drafts, all such swaps, passed; against the sentence's own word,
+    the swap is a choice between two statements. A word of the model's own (a synonym) is not
+    borrowed, and keeps only the judge's other checks.
     Each cited sentence is read on its own: the drafter cited the adaptation sentence beside the
     acclimation one, and "adaptation" was then in the cited text, though not in the sentence the
     claim was copied from.
     """
-    return [foil for sentence in cited for foil in _swapped_back_from(claim, sentence, question)
+    return [foil for sentence in cited
+            for foil in _swapped_back_from(claim, sentence, _borrowable(question, sentence, evidence or []))
             if foil != claim]
 
 
-def _swapped_back_from(claim: str, sentence: str, question: str) -> list[str]:
-    """swapped_back for one cited sentence."""
+def _borrowable(question: str, sentence: str, evidence: list[str]) -> set[str]:
+    """Stems a claim could have put in place of `sentence`'s words: the question's, and the
+    other evidence sentences'."""
+    return set(stems(" ".join([question, *(text for text in evidence if text != sentence)])))
+
+
+def _swapped_back_from(claim: str, sentence: str, borrowable: set[str]) -> list[str]:
+    """swapped_back for one cited sentence, with the stems a swapped-in word may come from."""
     said = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(claim)]
     source = [m.group() for m in _WORD.finditer(sentence)]
-    asked, held = set(stems(question)), set(stems(sentence))
+    held = set(stems(sentence))
     claim_stems = {s for w, _, _ in said for s in stems(w)}
     mine_words, their_words = [w.lower() for w, _, _ in said], [w.lower() for w in source]
     start, at, length = SequenceMatcher(None, mine_words, their_words, autojunk=False).find_longest_match(
@@ -258,7 +273,7 @@ def _swapped_back_from(claim: str, sentence: str, question: str) -> list[str]:
             continue
         word, begin, end = said[mine]
         ours, replacement = stems(word), stems(source[theirs])
-        if (ours and replacement and ours[0] in asked and ours[0] not in held
+        if (ours and replacement and ours[0] in borrowable and ours[0] not in held
                 and replacement[0] not in claim_stems and len(source[theirs]) > 3):
             foils.append(claim[:begin] + _cased(source[theirs], word) + claim[end:])
     return foils

@@ -66,7 +66,8 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     labels = " and ".join(f"S{n}" for n in cited)
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)
-    foils = swapped_back(claim, [by_number[n].text for n in cited], question) + _closest_foils(claim, quoted)
+    foils = (swapped_back(claim, [by_number[n].text for n in cited], question, [s.text for s in sentences])
+             + _closest_foils(claim, quoted))
     stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)

@@ -329,15 +329,16 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
                   uncovered: list[int], attempt: int, on_stage: StageCallback,
                   seen: list[Judgement] | None = None) -> None:
     """Each claim the words cannot vouch for, that has a flip, or that has a word of the question
-    where its sentence has another, goes to the meaning judge (`seen` collects its judgements,
+    or of another sentence where its sentence has another, goes to the meaning judge (`seen` collects its judgements,
     for the flip test)."""
     by_number = {s.number: s for s in sentences}
     cited = {number: [by_number[n].text for n in claim.sentences]
              for number, claim in enumerate(draft.claims, start=1)}
+    evidence = [s.text for s in sentences]
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
               if number in uncovered
               or (foils_of(claim.text, vocabulary=" ".join(cited[number])) and not verbatim(claim, sentences))
-              or swapped_back(claim.text, cited[number], question)]
+              or swapped_back(claim.text, cited[number], question, evidence)]
     if not judged:
         return
     on_stage("support_check", attempt)

@@ -127,6 +127,42 @@ def test_a_question_word_put_in_place_of_the_sentences_own_word_gets_that_word_b
     assert swapped_back(swapped, [ADAPTATION, ACCLIMATION], ADAPTING) == [ACCLIMATION]
 
 
+MICE = "The mouse tail experiment ran for 100 generations before the tails were measured again"
+BIRDS = "Beak depth in finches was measured after the drought"
+
+
+def test_a_word_borrowed_from_another_sentence_beside_a_copied_run_gets_the_sentences_word_back():
+    question = "How long did the tail experiment run?"
+    swapped = MICE.replace("mouse", "finches")  # the neighbouring sentence's subject
+    assert swapped_back(swapped, [MICE], question, [MICE, BIRDS]) == [MICE]
+    assert swapped_back(swapped, [MICE], question) == [], "without the evidence, only the question's words"
+    assert swapped_back(MICE.replace("mouse", "rodent"), [MICE], question, [MICE, BIRDS]) == [], \
+        "a word of the model's own is a paraphrase, not a borrowed subject"
+    assert swapped_back(MICE, [MICE], question, [MICE, BIRDS]) == []
+    # A neighbour cited beside the sentence is still another sentence: its word is borrowed.
+    assert swapped_back(swapped, [BIRDS, MICE], question, [MICE, BIRDS]) == [MICE]
+
+
+def test_the_gate_refuses_a_claim_that_gives_one_sentences_finding_another_sentences_subject(tmp_path):
+    from citetutor.checks import Rejected
+    from citetutor.schemas import Claim, Draft
+    from citetutor.tutor import check_meaning
+    from tests.helpers import make_pipeline
+    pipe = make_pipeline(tmp_path)
+    sentences = numbered(MICE + ".", BIRDS + ".")
+    question = "How long did the tail experiment run?"
+    swapped = Draft(claims=[Claim(text=MICE.replace("mouse", "finches") + ".", sentences=[1])])
+    with pipe.gate.tracer.request("tutor", 1, question) as trace:
+        try:
+            check_meaning(pipe.gate, trace, question, sentences, swapped, [1], 1, lambda *_: None)
+        except Rejected as rejected:
+            assert rejected.code == "uncovered_claim"
+        else:
+            raise AssertionError("the borrowed subject was shown")
+        check_meaning(pipe.gate, trace, question, sentences,
+                      Draft(claims=[Claim(text=MICE + ".", sentences=[1])]), [], 1, lambda *_: None)
+
+
 def test_a_swapped_subject_with_nothing_to_flip_is_judged_against_the_sentence_and_loses():
     sentences = numbered(ACCLIMATION + ".")
     verdict = judge_claim(OverlapJudge(), sentences, ADAPTING, ACCLIMATION.replace("Acclimation", "Adaptation"), [1])
