@@ -143,24 +143,30 @@ def test_a_word_borrowed_from_another_sentence_beside_a_copied_run_gets_the_sent
     assert swapped_back(swapped, [BIRDS, MICE], question, [MICE, BIRDS]) == [MICE]
 
 
-def test_the_gate_refuses_a_claim_that_gives_one_sentences_finding_another_sentences_subject(tmp_path):
+def _refusal_through_the_gate(tmp_path, question: str, sentences, wrong: str, uncovered: list[int],
+                              right: str, wrong_cites: tuple[int, ...] = (1,)) -> str:
+    """The code `check_meaning` refuses the `wrong` claim with; `right`, cited to S1, must pass."""
     from citetutor.checks import Rejected
     from citetutor.schemas import Claim, Draft
     from citetutor.tutor import check_meaning
     from tests.helpers import make_pipeline
     pipe = make_pipeline(tmp_path)
-    sentences = numbered(MICE + ".", BIRDS + ".")
-    question = "How long did the tail experiment run?"
-    swapped = Draft(claims=[Claim(text=MICE.replace("mouse", "finches") + ".", sentences=[1])])
     with pipe.gate.tracer.request("tutor", 1, question) as trace:
+        check_meaning(pipe.gate, trace, question, sentences, Draft(claims=[Claim(text=right, sentences=[1])]),
+                      [], 1, lambda *_: None)
         try:
-            check_meaning(pipe.gate, trace, question, sentences, swapped, [1], 1, lambda *_: None)
+            check_meaning(pipe.gate, trace, question, sentences,
+                          Draft(claims=[Claim(text=wrong, sentences=list(wrong_cites))]), uncovered, 1, lambda *_: None)
         except Rejected as rejected:
-            assert rejected.code == "uncovered_claim"
-        else:
-            raise AssertionError("the borrowed subject was shown")
-        check_meaning(pipe.gate, trace, question, sentences,
-                      Draft(claims=[Claim(text=MICE + ".", sentences=[1])]), [], 1, lambda *_: None)
+            return rejected.code
+    raise AssertionError(f"shown: {wrong}")
+
+
+def test_the_gate_refuses_a_claim_that_gives_one_sentences_finding_another_sentences_subject(tmp_path):
+    code = _refusal_through_the_gate(tmp_path, "How long did the tail experiment run?",
+                                     numbered(MICE + ".", BIRDS + "."),
+                                     MICE.replace("mouse", "finches") + ".", [1], MICE + ".")
+    assert code == "uncovered_claim"
 
 
 def test_a_swapped_subject_with_nothing_to_flip_is_judged_against_the_sentence_and_loses():
@@ -171,22 +177,10 @@ def test_a_swapped_subject_with_nothing_to_flip_is_judged_against_the_sentence_a
 
 
 def test_the_gate_sends_a_claim_with_a_swapped_back_foil_to_the_judge(tmp_path):
-    from citetutor.checks import Rejected
-    from citetutor.schemas import Claim, Draft
-    from citetutor.tutor import check_meaning
-    from tests.helpers import make_pipeline
-    pipe = make_pipeline(tmp_path)
-    sentences = numbered(ACCLIMATION + ".", ADAPTATION + ".")
-    swapped = Draft(claims=[Claim(text=ACCLIMATION.replace("Acclimation", "Adaptation") + ".", sentences=[1, 2])])
-    with pipe.gate.tracer.request("tutor", 1, ADAPTING) as trace:
-        try:
-            check_meaning(pipe.gate, trace, ADAPTING, sentences, swapped, [], 1, lambda *_: None)
-        except Rejected as rejected:
-            assert rejected.code == "unsupported_claim"
-        else:
-            raise AssertionError("the swapped subject was shown")
-        check_meaning(pipe.gate, trace, ADAPTING, sentences,
-                      Draft(claims=[Claim(text=ACCLIMATION + ".", sentences=[1])]), [], 1, lambda *_: None)
+    code = _refusal_through_the_gate(tmp_path, ADAPTING, numbered(ACCLIMATION + ".", ADAPTATION + "."),
+                                     ACCLIMATION.replace("Acclimation", "Adaptation") + ".", [],
+                                     ACCLIMATION + ".", wrong_cites=(1, 2))
+    assert code == "unsupported_claim"
 
 
 SURVEY_NOTES = numbered(
