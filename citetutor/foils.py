@@ -236,11 +236,11 @@ def swapped_back(claim: str, cited: list[str], question: str, evidence: list[str
     question, and nothing in it could be flipped. Its foil is the sentence's own subject back.
     A word from a neighbouring sentence is the same error by another road: a sentence's
     statement about one thing told of another the notes name nearby (two laws merged, one
-    tract's finding given to the next tract). The yes/no judge found "The activity tail
-    experiment ran for 100 generations" stated where the sentence says "mouse tail", and 8 of
-    the flip test's 40 wrong drafts, all such swaps, passed; against the sentence's own word,
-    the swap is a choice between two statements. A word of the model's own (a synonym) is not
-    borrowed, and keeps only the judge's other checks.
+    tract's finding given to the next tract). 8 of the flip test's 40 wrong drafts, all such
+    swaps, passed: the yes/no judge found "No, heat does not flow first from a cold body to a
+    hotter body" stated where the sentence says "spontaneously". Against the sentence's own
+    word, the swap is a choice between two statements, and that one lost. A word of the model's
+    own (a synonym) is not borrowed, and keeps only the judge's other checks.
     Each cited sentence is read on its own: the drafter cited the adaptation sentence beside the
     acclimation one, and "adaptation" was then in the cited text, though not in the sentence the
     claim was copied from.
