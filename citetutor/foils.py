@@ -245,19 +245,16 @@ def swapped_back(claim: str, cited: list[str], question: str, evidence: list[str
     acclimation one, and "adaptation" was then in the cited text, though not in the sentence the
     claim was copied from.
     """
-    return [foil for sentence in cited
-            for foil in _swapped_back_from(claim, sentence, _borrowable(question, sentence, evidence or []))
+    # The cited sentence's own words are in `borrowable` too, but never count as borrowed: a
+    # swapped word must be one that sentence lacks (`_swapped_back_from`).
+    borrowable = set(stems(" ".join([question, *(evidence or [])])))
+    return [foil for sentence in cited for foil in _swapped_back_from(claim, sentence, borrowable)
             if foil != claim]
 
 
-def _borrowable(question: str, sentence: str, evidence: list[str]) -> set[str]:
-    """Stems a claim could have put in place of `sentence`'s words: the question's, and the
-    other evidence sentences'."""
-    return set(stems(" ".join([question, *(text for text in evidence if text != sentence)])))
-
-
 def _swapped_back_from(claim: str, sentence: str, borrowable: set[str]) -> list[str]:
-    """swapped_back for one cited sentence, with the stems a swapped-in word may come from."""
+    """swapped_back for one cited sentence, with the stems a swapped-in word may come from (a
+    word the sentence holds is never swapped in)."""
     said = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(claim)]
     source = [m.group() for m in _WORD.finditer(sentence)]
     held = set(stems(sentence))

@@ -329,8 +329,8 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
                   uncovered: list[int], attempt: int, on_stage: StageCallback,
                   seen: list[Judgement] | None = None) -> None:
     """Each claim the words cannot vouch for, that has a flip, or that has a word of the question
-    or of another sentence where its sentence has another, goes to the meaning judge (`seen` collects its judgements,
-    for the flip test)."""
+    or of another sentence where its sentence has another, goes to the meaning judge (`seen`
+    collects its judgements, for the flip test)."""
     by_number = {s.number: s for s in sentences}
     cited = {number: [by_number[n].text for n in claim.sentences]
              for number, claim in enumerate(draft.claims, start=1)}
