@@ -44,11 +44,12 @@ class OcrResult:
 
 
 class ChatModel(Protocol):
-    """A chat model that answers in JSON matching a given schema."""
+    """A chat model that answers in JSON matching a given schema: greedy by default, or sampled at
+    `temperature` from a fixed `seed`, so the same request gives the same reply either way."""
 
     name: str
 
-    def chat_json(self, messages: list[dict], schema: dict) -> Reply: ...
+    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply: ...
 
 
 class ChoiceModel(Protocol):
@@ -57,7 +58,7 @@ class ChoiceModel(Protocol):
 
     name: str
 
-    def chat_json(self, messages: list[dict], schema: dict) -> Reply: ...
+    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply: ...
 
     def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]) -> Choice: ...
 
@@ -78,9 +79,13 @@ class OcrModel(Protocol):
     def transcribe(self, png: bytes) -> OcrResult: ...
 
 
-def ask_structured(model: ChatModel, messages: list[dict], schema: type[T]) -> tuple[T, Reply]:
+def ask_structured(model: ChatModel, messages: list[dict], schema: type[T], temperature: float = 0.0,
+                   seed: int = 0) -> tuple[T, Reply]:
     """Ask for `schema` via the model's JSON mode and validate the reply again with Pydantic."""
-    reply = model.chat_json(messages, schema.model_json_schema())
+    if temperature:
+        reply = model.chat_json(messages, schema.model_json_schema(), temperature=temperature, seed=seed)
+    else:  # greedy, the default every backend and judge double speaks
+        reply = model.chat_json(messages, schema.model_json_schema())
     try:
         return schema.model_validate_json(reply.text), reply
     except ValidationError as exc:
