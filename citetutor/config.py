@@ -31,9 +31,6 @@ class Limits(BaseModel):
                        "the question become the evidence (evidence_sentences), so more chunks "
                        "widen the choice without lengthening the prompt.")
     max_attempts: int = Field(3, description="Drafts tried before the tutor refuses.")
-    redraft_temperature: float = Field(
-        0.7, ge=0.0, description="A retry that repeats a rejected draft word for word is drafted once "
-                                 "more, sampled at this temperature (0: stop instead).")
     rrf_k: int = Field(60, description="Reciprocal Rank Fusion constant.")
     min_relevance: float = Field(
         0.15, description="Pre-gate, first half: cosine floor of the best chunk (cheap, at any scale).")

@@ -57,13 +57,11 @@ def trace_rejection(trace, code: str, attempt: int) -> None:
         span.record(outcome="rejected", reason=code)
 
 
-def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schema, attempt: int,
-                temperature: float = 0.0):
-    """One traced, schema-checked model call (greedy, or sampled with the attempt as seed);
-    a reply off the schema is a rejection."""
+def traced_call(model: ChatModel, trace, stage: str, messages: list[dict], schema, attempt: int):
+    """One traced, schema-checked model call; a reply off the schema is a rejection."""
     with trace.span(stage, model=model.name, attempt=attempt) as span:
         try:
-            parsed, reply = ask_structured(model, messages, schema, temperature, seed=attempt)
+            parsed, reply = ask_structured(model, messages, schema)
         except ModelOutputError as exc:
             span.record(outcome="rejected", reason=Reason.SCHEMA_INVALID)
             raise Rejected(Reason.SCHEMA_INVALID) from exc

@@ -272,13 +272,9 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
         try:
             draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt, on_stage,
                                 parts)
-            if draft in rejected and gate.limits.redraft_temperature:
-                # Every check depends only on the draft, so a repeat would fail again: the
-                # attempt goes to a sampled draft instead, another try at the same request.
-                draft = write_draft(gate, trace, question, sentences, mode, notes, feedback, attempt,
-                                    on_stage, parts, gate.limits.redraft_temperature)
             if draft in rejected:
-                # Its feedback would be the same too, so another draft would repeat it once more.
+                # Every check depends only on the draft, so a repeat fails again; and its
+                # feedback would be the same, so greedy decoding would repeat it once more.
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
                 break
@@ -375,10 +371,9 @@ def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAn
 
 
 def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
-                feedback: str, attempt: int, on_stage: StageCallback, parts: tuple[str, ...] | list[str] = (),
-                temperature: float = 0.0) -> Draft:
-    """Ask the drafter for claims citing sentence numbers (greedy unless a `temperature` is given);
-    a schema failure is a rejection.
+                feedback: str, attempt: int, on_stage: StageCallback, parts: tuple[str, ...] | list[str] = ()
+                ) -> Draft:
+    """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection.
 
     A retry appends what was wrong to the same request. (Showing the rejected draft back as
     the drafter's own turn made the 1.5B drafter repeat it word for word more often.) A claim
@@ -393,7 +388,7 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
     if feedback:
         then += prompts.DRAFT_RETRY.format(feedback=feedback)
     messages = draft_messages(sentences, question, prompts.DRAFT_MODE[mode], then)
-    drafted = unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt, temperature))
+    drafted = unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt))
     return recited(question, drafted, sentences, gate.limits.min_topic_relevance)
 
 

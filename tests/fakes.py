@@ -20,17 +20,15 @@ class ScriptedChat:
         self.name = name
         self.queue: deque = deque()
         self.history: list[list[dict]] = []
-        self.temperatures: list[float] = []  # one per call: 0 for greedy decoding
 
     def enqueue(self, *replies: BaseModel | str | Callable[[list[dict]], BaseModel | str]) -> "ScriptedChat":
         """Queue replies: a schema object, raw text, or a function of the messages."""
         self.queue.extend(replies)
         return self
 
-    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply:
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply:
         """Pop the next reply; fail loudly when the test queued too few."""
         self.history.append(messages)
-        self.temperatures.append(temperature)
         if not self.queue:
             raise AssertionError(f"{self.name} was called more times than the test scripted")
         reply = self.queue.popleft()
@@ -106,10 +104,10 @@ class OverlapJudge:
         self.solver.enqueue(*replies)
         return self
 
-    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0):
+    def chat_json(self, messages: list[dict], schema: dict):
         """Answer a quiz card from the queue; judging meaning never asks for JSON here."""
         assert "QuizBlindAnswer" == schema.get("title"), "a judge with log-probabilities judges by them"
-        return self.solver.chat_json(messages, schema, temperature, seed)
+        return self.solver.chat_json(messages, schema)
 
     def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]):
         """Score each option from the statements and the quoted sentences in the prompt."""

@@ -211,21 +211,6 @@ def test_real_qwen_verifier_answers_in_schema_from_numbered_sentences(model_cach
 
 @needs_llama
 @pytest.mark.slow
-def test_a_sampled_reply_is_in_schema_and_the_same_for_the_same_seed(model_cache):
-    """The redraft of a repeated draft: sampled, yet reproducible, so a cached answer stays true."""
-    chat = LlamaChat(QWEN_0_5B, model_cache)
-    messages = [{"role": "system", "content": prompts.VERIFY_SYSTEM},
-                {"role": "user", "content": prompts.VERIFY_USER.format(
-                    evidence="[S1] Any radial inward acceleration is called centripetal acceleration.",
-                    task=prompts.BLIND_TASK.format(question="What is an inward acceleration called?"))}]
-    first, _ = ask_structured(chat, messages, BlindSolve, temperature=0.7, seed=2)
-    ask_structured(chat, messages, BlindSolve, temperature=0.7, seed=3)
-    again, _ = ask_structured(chat, messages, BlindSolve, temperature=0.7, seed=2)
-    assert again == first and first.sentences == [1]
-
-
-@needs_llama
-@pytest.mark.slow
 def test_choice_logprobs_reads_two_options_and_reuses_the_previous_calls_prefix(model_cache):
     """The judge's forward pass: finite log-probabilities, and only the new tokens are read."""
     chat = LlamaChat(QWEN_0_5B, model_cache)

@@ -64,17 +64,6 @@ def test_extra_options_keep_temperature_zero(ollama_server, client):
     assert body["options"] == {"temperature": 0, "num_ctx": 8192}
 
 
-def test_a_sampled_call_sends_its_temperature_and_seed_and_the_next_greedy_call_does_not(ollama_server, client):
-    ollama_server.enqueue_chat("m", "{}")
-    ollama_server.enqueue_chat("m", "{}")
-    chat = OllamaChat(client, "m", options={"num_ctx": 8192})
-    chat.chat_json(MESSAGES, SCHEMA, temperature=0.7, seed=2)
-    chat.chat_json(MESSAGES, SCHEMA)
-    sampled, greedy = ollama_server.requests("/api/chat")
-    assert sampled["options"] == {"temperature": 0.7, "seed": 2, "num_ctx": 8192}
-    assert greedy["options"] == {"temperature": 0, "num_ctx": 8192}
-
-
 def test_chat_replies_are_fifo_per_model(ollama_server, client):
     for text in ('{"n": 1}', '{"n": 2}'):
         ollama_server.enqueue_chat("a", text)

@@ -143,39 +143,13 @@ def test_answer_with_words_from_nowhere_is_rejected_by_code(pipe):
     pipe.models.drafter.enqueue(invented, invented, invented)
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
-    # The retry repeated the draft, and so did one sampled draft: the gate stops there.
+    # The same draft again would be rejected again: the gate stops instead of asking a third time.
     assert result.reasons == ["uncovered_claim", "repeated_draft"]
-    assert pipe.models.drafter.temperatures == [0.0, 0.0, pipe.settings.limits.redraft_temperature]
+    assert len(pipe.models.drafter.history) == 2
     assert len(pipe.models.verifier.history) == 1, "no invented sentence reached the verifier"
     # Shown instead: the sentence drafter and blind solver both chose, in the notes' words.
     _, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
     assert result.form == "quote" and result.text == sentence and "Photosynthesis" not in result.text
-
-
-def test_a_repeated_draft_gets_one_sampled_redraft_which_the_checks_judge_like_any_other(pipe):
-    def invented(messages):
-        number, text = sentence_with(messages, "inward")
-        return Draft(claims=[Claim(text="Photosynthesis converts sunlight into sugar.", sentences=[number])])
-    pipe.models.drafter.enqueue(invented, invented, quoting_draft())
-    pipe.models.verifier.enqueue(blind_citing())
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.status == "answered" and result.form != "quote"
-    assert result.reasons == ["uncovered_claim"], "the redraft passed in the repeat's attempt"
-    assert result.attempts == 2
-    assert pipe.models.drafter.temperatures == [0.0, 0.0, pipe.settings.limits.redraft_temperature]
-    assert pipe.models.drafter.history[2] == pipe.models.drafter.history[1], "the same request, sampled"
-
-
-def test_no_redraft_when_the_redraft_temperature_is_zero(pipe):
-    def invented(messages):
-        number, _ = sentence_with(messages, "inward")
-        return Draft(claims=[Claim(text="Photosynthesis converts sunlight into sugar.", sentences=[number])])
-    pipe.settings.limits.redraft_temperature = 0.0
-    pipe.models.drafter.enqueue(invented, invented)
-    pipe.models.verifier.enqueue(blind_citing())
-    result = pipe.ask(QUESTION, pipe.subject_id)
-    assert result.reasons == ["uncovered_claim", "repeated_draft"]
-    assert pipe.models.drafter.temperatures == [0.0, 0.0]
 
 
 def test_number_not_in_cited_sentence_is_rejected(pipe):
@@ -274,7 +248,7 @@ def test_a_sentence_both_models_point_at_but_read_differently_is_not_quoted(tmp_
         return BlindSolve(answer=text[:150], sentences=[1, 2, 3])
     other_reading = claiming("Something unrelated happens inward at twice the speed.")
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(other_reading, other_reading, other_reading)  # the last one sampled
+    pipe.models.drafter.enqueue(other_reading, other_reading)
     pipe.models.verifier.enqueue(blind_from_inward)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.citations == []

@@ -44,12 +44,11 @@ class OcrResult:
 
 
 class ChatModel(Protocol):
-    """A chat model that answers in JSON matching a given schema: greedy by default, or sampled at
-    `temperature` from a fixed `seed`, so the same request gives the same reply either way."""
+    """A chat model that answers in JSON matching a given schema."""
 
     name: str
 
-    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply: ...
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply: ...
 
 
 class ChoiceModel(Protocol):
@@ -58,7 +57,7 @@ class ChoiceModel(Protocol):
 
     name: str
 
-    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply: ...
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply: ...
 
     def choice_logprobs(self, messages: list[dict], answer_prefix: str, options: list[str]) -> Choice: ...
 
@@ -79,13 +78,9 @@ class OcrModel(Protocol):
     def transcribe(self, png: bytes) -> OcrResult: ...
 
 
-def ask_structured(model: ChatModel, messages: list[dict], schema: type[T], temperature: float = 0.0,
-                   seed: int = 0) -> tuple[T, Reply]:
+def ask_structured(model: ChatModel, messages: list[dict], schema: type[T]) -> tuple[T, Reply]:
     """Ask for `schema` via the model's JSON mode and validate the reply again with Pydantic."""
-    if temperature:
-        reply = model.chat_json(messages, schema.model_json_schema(), temperature=temperature, seed=seed)
-    else:  # greedy, the default every backend and judge double speaks
-        reply = model.chat_json(messages, schema.model_json_schema())
+    reply = model.chat_json(messages, schema.model_json_schema())
     try:
         return schema.model_validate_json(reply.text), reply
     except ValidationError as exc:

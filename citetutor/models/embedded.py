@@ -169,15 +169,14 @@ class LlamaChat:
                 ) from exc
         return self._llama
 
-    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply:
-        """Decoding constrained to `schema` (its length limits included): greedy, with the grammar
-        checked lazily, or sampled at `temperature` from `seed`."""
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply:
+        """Greedy decoding constrained to `schema` (its length limits included), grammar checked lazily."""
         with self._lock:
             llama = self._load()
             try:
                 result = llama.create_chat_completion(
-                    messages=messages, temperature=temperature, seed=seed, repeat_penalty=1.0,
-                    max_tokens=self.max_tokens, response_format={"type": "json_object", "schema": schema},
+                    messages=messages, temperature=0, repeat_penalty=1.0, max_tokens=self.max_tokens,
+                    response_format={"type": "json_object", "schema": schema},
                 )
             except ValueError as exc:  # llama.cpp raises this for a prompt over n_ctx
                 raise ModelUnavailable(

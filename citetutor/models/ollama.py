@@ -88,12 +88,11 @@ class OllamaChat:
         self.name = f"ollama:{model_name}"
         self.timeout_s = timeout_s
 
-    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply:
-        """Ask for a reply matching `schema` (at temperature 0 unless told), within timeout_s in all."""
-        options = {**self.options, "temperature": temperature, "seed": seed} if temperature else self.options
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply:
+        """Ask for a reply matching `schema` at temperature 0, within timeout_s in all."""
         with ollama_errors(self.client, self.model_name):
             call = _CALLS.submit(self.client.chat, model=self.model_name, messages=messages,
-                                 format=schema, options=options)
+                                 format=schema, options=self.options)
             try:
                 response = call.result(timeout=self.timeout_s)
             except FutureTimeout as exc:

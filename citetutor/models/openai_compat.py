@@ -71,21 +71,19 @@ def _schema_formats(schema: dict) -> list[dict]:
 
 
 class OpenAIChat:
-    """A ChatModel over /v1/chat/completions, at temperature 0 unless told."""
+    """A ChatModel over /v1/chat/completions at temperature 0."""
 
     def __init__(self, server: OpenAIServer, model_name: str):
         self.server, self.model_name = server, model_name
         self.name = f"openai:{model_name}"
         self._format = 0  # which spelling of the schema this server accepted
 
-    def chat_json(self, messages: list[dict], schema: dict, temperature: float = 0.0, seed: int = 0) -> Reply:
-        """Ask for a reply matching `schema` (at temperature 0 unless told)."""
+    def chat_json(self, messages: list[dict], schema: dict) -> Reply:
+        """Ask for a reply matching `schema`."""
         formats = _schema_formats(schema)
         while True:
-            body = {"model": self.model_name, "messages": messages, "temperature": temperature,
+            body = {"model": self.model_name, "messages": messages, "temperature": 0,
                     "response_format": formats[self._format]}
-            if temperature:
-                body["seed"] = seed
             response = self.server.post("/chat/completions", body, self.model_name)
             # A server that does not know this spelling rejects the request (llama.cpp's server
             # with a 500 naming response_format); try the next spelling.
