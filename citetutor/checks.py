@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 from citetutor.evidence import NUMBER_WORDS, Sentence, stems
-from citetutor.foils import FLAT_WORDS, negating, negation_conflict, polarity_conflict
+from citetutor.foils import FLAT_WORDS, negating, negation_conflict, negation_count, polarity_conflict
 from citetutor.formulas import unstated_formulas
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -481,7 +481,7 @@ def same_content(question: str, answer: str, blind: str) -> bool:
     models that read the same value or words off the evidence independently agree by content.
     A value the solver did not find is no agreement, whatever words they share.
     """
-    if _negations(answer) % 2 != _negations(blind) % 2:
+    if negation_count(answer) % 2 != negation_count(blind) % 2:
         return False
     asked = numbers_in(question)
     values = _values(answer, asked)
@@ -493,8 +493,3 @@ def same_content(question: str, answer: str, blind: str) -> bool:
 def _values(text: str, asked: set[str]) -> list[str]:
     """The numbers a text states beyond the question's (`asked`), in order."""
     return [n for n in numbers_listed(text) if n not in asked]
-
-
-def _negations(text: str) -> int:
-    """How many negating words a text has ("not", "no", "never", "isn't")."""
-    return sum(negating(w.lower()) for w in FLAT_WORDS.findall(text))

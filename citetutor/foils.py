@@ -215,6 +215,11 @@ def negating(word: str) -> bool:
     return word in NEGATING or word.replace("’", "'").endswith("n't")
 
 
+def negation_count(text: str) -> int:
+    """How many negating words a text has ("not", "no", "never", "isn't")."""
+    return sum(negating(w.lower()) for w in FLAT_WORDS.findall(text))
+
+
 def _denies(words: list[str], i: int) -> bool:
     """Whether the negation words[i] denies what follows (not "or not", not "not always")."""
     alternative = "or" in words[max(i - 2, 0):i]  # "may or may not", "whether or not"

@@ -59,15 +59,24 @@ class Judgement:
         return self.flipped is None or self.flipped > self.min_margin
 
 
+def claim_foils(claim: str, cited: list[str], question: str, evidence: list[str]) -> tuple[list[str], list[str]]:
+    """A claim's code-made wrong twins: the cited sentences' own words put back where the claim
+    borrowed a word from the question or another sentence, and the claim's flips, closest first."""
+    return swapped_back(claim, cited, question, evidence), _closest_foils(claim, " ".join(cited))
+
+
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
-                cited: list[int], words_held: bool = True) -> Judgement:
+                cited: list[int], words_held: bool = True, foils: list[str] | None = None) -> Judgement:
     """Whether the cited sentences state `claim` (asked when their words do not hold it), and
-    state it rather than its flip (asked when code can flip it); `Judgement.holds` decides."""
+    state it rather than its flip (asked when code can flip it); `Judgement.holds` decides.
+    `foils` are `claim_foils`, swapped back first, when the caller has made them already."""
     labels = " and ".join(f"S{n}" for n in cited)
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)
-    foils = (swapped_back(claim, [by_number[n].text for n in cited], question, [s.text for s in sentences])
-             + _closest_foils(claim, quoted))
+    if foils is None:
+        swapped, flipped = claim_foils(claim, [by_number[n].text for n in cited], question,
+                                       [s.text for s in sentences])
+        foils = swapped + flipped
     stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)

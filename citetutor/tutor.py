@@ -26,7 +26,6 @@ from citetutor.checks import (
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, number_evidence, sentence_boxes, stems
-from citetutor.foils import foils_of, swapped_back
 from citetutor.gate import (
     Gate,
     StageCallback,
@@ -36,7 +35,7 @@ from citetutor.gate import (
     traced_call,
     verify_messages,
 )
-from citetutor.meaning import Judgement, judge_against_blind, judge_claim
+from citetutor.meaning import Judgement, claim_foils, judge_against_blind, judge_claim
 from citetutor.parts import closest_part, question_parts, uncovered_parts
 from citetutor.quotes import agreed_quote
 from citetutor.retrieval import Retrieval, Scope
@@ -332,13 +331,13 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
     or of another sentence where its sentence has another, goes to the meaning judge (`seen`
     collects its judgements, for the flip test)."""
     by_number = {s.number: s for s in sentences}
-    cited = {number: [by_number[n].text for n in claim.sentences]
-             for number, claim in enumerate(draft.claims, start=1)}
     evidence = [s.text for s in sentences]
+    foils = {number: claim_foils(claim.text, [by_number[n].text for n in claim.sentences], question, evidence)
+             for number, claim in enumerate(draft.claims, start=1)}
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
               if number in uncovered
-              or (foils_of(claim.text, vocabulary=" ".join(cited[number])) and not verbatim(claim, sentences))
-              or swapped_back(claim.text, cited[number], question, evidence)]
+              or (foils[number][1] and not verbatim(claim, sentences))
+              or foils[number][0]]
     if not judged:
         return
     on_stage("support_check", attempt)
@@ -348,7 +347,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
         reason = Reason.UNCOVERED_CLAIM if number in uncovered else Reason.UNSUPPORTED_CLAIM
         verdict = _judged(gate, trace, attempt, reason, seen, partial(
             judge_claim, gate.meaning_judge, sentences, question, claim.text, claim.sentences,
-            words_held=number not in uncovered))
+            words_held=number not in uncovered, foils=[*foils[number][0], *foils[number][1]]))
         if not verdict.holds:
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
 

@@ -22,12 +22,11 @@ from citetutor import tutor
 from citetutor.checks import Rejected, guard, recited
 from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet, ingest_set
 from citetutor.evidence import Sentence, stems
-from citetutor.foils import antonym_flips, number_flips, prefix_flips
+from citetutor.foils import antonym_flips, negation_count, number_flips, prefix_flips
 from citetutor.retrieval import Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
 
 KINDS = ("sign", "negation", "number", "subject", "neighbour", "prefix")
-_NEGATION = re.compile(r"\b(not|no|never|cannot)\b|n['’]t\b", re.IGNORECASE)  # "doesn’t" as slides set it
 
 
 @dataclass
@@ -61,7 +60,7 @@ def flips(claim: str, sentences: list[Sentence], cited: list[int]) -> dict[str, 
     """The wrong twins of `claim` that code can make, at most one per kind."""
     made: dict[str, str] = {}
     for foil in antonym_flips(claim):
-        kind = "negation" if len(_NEGATION.findall(foil)) != len(_NEGATION.findall(claim)) else "sign"
+        kind = "negation" if negation_count(foil) != negation_count(claim) else "sign"
         made.setdefault(kind, foil)
     if number := number_flips(claim):
         made["number"] = number[0]
