@@ -74,9 +74,9 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)
     if foils is None:
-        swapped, flipped = claim_foils(claim, [by_number[n].text for n in cited], question,
-                                       [s.text for s in sentences])
-        foils = swapped + flipped
+        swapped, flips = claim_foils(claim, [by_number[n].text for n in cited], question,
+                                     [s.text for s in sentences])
+        foils = swapped + flips
     stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)

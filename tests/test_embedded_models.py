@@ -214,24 +214,53 @@ def test_real_qwen_verifier_answers_in_schema_from_numbered_sentences(model_cach
 def test_choice_logprobs_reads_two_options_and_reuses_the_previous_calls_prefix(model_cache):
     """The judge's forward pass: finite log-probabilities, and only the new tokens are read."""
     chat = LlamaChat(QWEN_0_5B, model_cache)
-    evidence = "[S1] Heat does not flow spontaneously from a cold body to a hotter body."
-    first = [{"role": "system", "content": prompts.DRAFT_SYSTEM},
-             {"role": "user", "content": prompts.DRAFT_USER.format(
-                 evidence=evidence, question="Can heat go from cold to hot?", task="Task: answer.")}]
-    ask_structured(chat, first, BlindSolve)
-    task = prompts.JUDGE_CHOICE.format(labels="S1", cited=evidence[5:], a="It does not.", b="It does.")
-    judged = [first[0], {"role": "user", "content": prompts.DRAFT_USER.format(
-        evidence=evidence, question="Can heat go from cold to hot?", task=task)}]
+    ask_structured(chat, _thermo_messages("Task: answer."), BlindSolve)
+    judged = _thermo_messages(prompts.JUDGE_CHOICE.format(labels="S1", cited=THERMO[0], a="It does not.",
+                                                          b="It does."))
     choice = chat.choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
     assert len(choice.logprobs) == 2 and all(-50 < lp <= 0 for lp in choice.logprobs)
-    full = len(chat._load().tokenize(str(judged).encode()))
-    assert 0 < choice.prompt_tokens < full / 2, "the system text and evidence came from the KV cache"
+    llama = chat._load()
+    tokens = embedded.chat_tokens(llama, judged) + llama.tokenize(
+        prompts.JUDGE_CHOICE_PREFIX.encode(), add_bos=False, special=False)
+    assert len(tokens) > 2 * embedded.BATCH, "long enough for whole batches of it to be reused"
+    assert 0 < choice.prompt_tokens <= len(tokens) - embedded.BATCH, "the system text came from the KV cache"
     again = chat.choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
-    # Re-reading only the last token runs it alone rather than in a batch: the logits differ
-    # in the first or second decimal (0.07 nats with one build of llama.cpp), never in which
-    # option wins.
-    assert again.logprobs == pytest.approx(choice.logprobs, abs=0.2) and again.prompt_tokens == 1
-    assert (again.logprobs[0] > again.logprobs[1]) == (choice.logprobs[0] > choice.logprobs[1])
+    # The same prompt again re-reads its last partial batch, in the same batch as before.
+    assert again.logprobs == choice.logprobs
+    assert again.prompt_tokens == len(tokens) - (len(tokens) - 1) // embedded.BATCH * embedded.BATCH
+
+
+@needs_llama
+@pytest.mark.slow
+def test_a_judgement_does_not_depend_on_what_the_model_read_before_it(model_cache):
+    """The same judge prompt scores to the last bit whether the model starts fresh or has just
+    read another request on the same evidence (llama.cpp's results depend on batch splits)."""
+    judged = _thermo_messages(prompts.JUDGE_CHOICE.format(labels="S1", cited=THERMO[0], a="It does not.",
+                                                          b="It does."))
+    fresh = LlamaChat(QWEN_0_5B, model_cache).choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
+    warm = LlamaChat(QWEN_0_5B, model_cache)
+    ask_structured(warm, _thermo_messages("Task: answer in one sentence."), BlindSolve)
+    after = warm.choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
+    assert 0 < after.prompt_tokens < fresh.prompt_tokens, "the shared evidence came from the KV cache"
+    assert after.logprobs == fresh.logprobs
+
+
+THERMO = ["Heat does not flow spontaneously from a cold body to a hotter body.",
+          "The entropy of an isolated system increases in the course of a spontaneous change.",
+          "Melting a solid requires heat, so the entropy of fusion is positive.",
+          "At absolute zero a perfect crystal has only one microstate, so its entropy is zero.",
+          "A reversible process is one that can be reversed by an infinitesimal change of a variable.",
+          "The Boltzmann formula relates entropy to the number of microstates available to a system.",
+          "The entropy of the surroundings changes by the heat they receive divided by their temperature.",
+          "A heat engine turns part of the heat it takes in from a hot reservoir into work."]
+
+
+def _thermo_messages(task: str) -> list[dict]:
+    """A draft-shaped request on eight sentences of thermodynamics notes (well over one batch)."""
+    evidence = "\n".join(f"[S{i}] {text}" for i, text in enumerate(THERMO, start=1))
+    return [{"role": "system", "content": prompts.DRAFT_SYSTEM},
+            {"role": "user", "content": prompts.DRAFT_USER.format(
+                evidence=evidence, question="Can heat go from cold to hot?", task=task)}]
 
 
 @needs_llama
@@ -253,8 +282,8 @@ def test_statement_logprobs_sum_each_tokens_log_probability_and_reuse_the_prompt
     llama = chat._load()
     prompt = embedded.chat_tokens(llama, messages)
     statement_tokens = sum(len(llama.tokenize(s.encode(), add_bos=False, special=False)) for s in (cited, flipped))
-    # The prompt once, its last token again for fresh logits, then each statement's own tokens.
-    assert scored.prompt_tokens == len(prompt) + 1 + statement_tokens
+    # The prompt once, then each statement's own tokens.
+    assert scored.prompt_tokens == len(prompt) + statement_tokens
     llama.reset()
     llama.eval(prompt)
     expected = 0.0
