@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from citetutor.states import Reason
 
 # Answer gate. Every model call of one role starts with the same system text and the same
@@ -18,6 +20,10 @@ DRAFT_MODE = {
 }
 
 DRAFT_USER = "Evidence:\n{evidence}\n\nQuestion: {question}\n{task}"
+# Where the prompts about one question part ways: every draft, retry, judgement and blind solve
+# shares the system text, evidence and question line, and the embedded runtime reads a prompt
+# in batches that restart after it, so that prefix is reused whole from the KV cache.
+CACHE_BREAKS = (re.compile(r"\nQuestion: [^\n]*\n"),)
 DRAFT_PARTS = "\nThe question has these parts; answer each in its own claim:\n{parts}"
 # Named only when there are notes: told of notes it was not given, the 1.5B began its claims
 # "Learner notes suggest that ...".

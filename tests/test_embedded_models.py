@@ -245,6 +245,37 @@ def test_a_judgement_does_not_depend_on_what_the_model_read_before_it(model_cach
     assert after.logprobs == fresh.logprobs
 
 
+def test_batches_restart_at_each_segment_start_so_a_prefix_ending_there_is_reused_whole():
+    assert embedded.batch_ends(300, [], 128) == [128, 256, 300]
+    assert embedded.batch_ends(300, [200], 128) == [128, 200, 300]
+    assert embedded.batch_ends(300, [100], 128) == [100, 228, 300]
+    assert embedded.batch_ends(5, [0, 5, 9], 128) == [5], "starts outside the prompt split nothing"
+
+
+@needs_llama
+@pytest.mark.slow
+def test_a_judgement_reuses_everything_up_to_the_question_line_and_scores_as_a_fresh_read(model_cache):
+    """With the question line as a cache break, a judge after a draft on the same evidence reads
+    only its own task (not up to 127 tokens more), and its scores are bit-identical to a fresh read."""
+    judged = _thermo_messages(prompts.JUDGE_CHOICE.format(labels="S1", cited=THERMO[0], a="It does not.",
+                                                          b="It does."))
+    breaks = prompts.CACHE_BREAKS
+    fresh = LlamaChat(QWEN_0_5B, model_cache, cache_breaks=breaks).choice_logprobs(
+        judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
+    warm = LlamaChat(QWEN_0_5B, model_cache, cache_breaks=breaks)
+    ask_structured(warm, _thermo_messages("Task: answer in one sentence."), BlindSolve)
+    after = warm.choice_logprobs(judged, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
+    llama = warm._load()
+    prompt = embedded.chat_prompt(llama, judged)
+    tokens = prompt.tokens(llama) + llama.tokenize(prompts.JUDGE_CHOICE_PREFIX.encode(), add_bos=False,
+                                                   special=False)
+    question_end = len(prompt.tokens(llama, prompt.text.index("\nTask:") + 1))
+    assert embedded.segment_starts(llama, prompt, tokens, breaks) == [question_end]
+    assert question_end % embedded.BATCH, "a prefix that whole batches would have cut short"
+    assert after.prompt_tokens == len(tokens) - question_end
+    assert after.logprobs == fresh.logprobs
+
+
 THERMO = ["Heat does not flow spontaneously from a cold body to a hotter body.",
           "The entropy of an isolated system increases in the course of a spontaneous change.",
           "Melting a solid requires heat, so the entropy of fusion is positive.",

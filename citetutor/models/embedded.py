@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -123,9 +124,8 @@ def strict_json(text: str) -> str:
 
 
 _LOAD_LOCK = threading.Lock()
-# Tokens llama.cpp reads per batch, and the unit of KV-cache reuse (_keep_whole_batches): as
-# fast to read a prompt as 512 on this machine (87 against 91 tokens/s, 64 gave 81), while a
-# reused prefix loses at most 127 tokens.
+# Tokens llama.cpp reads per batch (LlamaChat._read): as fast to read a prompt as 512 on this
+# machine (87 against 91 tokens/s, 64 gave 81).
 BATCH = 128
 
 
@@ -134,17 +134,22 @@ class LlamaChat:
 
     Each instance owns its own weights and context, so a drafter and a verifier run at the
     same time; one instance serves one call at a time (a Llama object is not re-entrant).
-    Its KV cache keeps the longest shared prompt prefix, so calls that start with the same
-    system text and evidence skip re-reading it.
+    Its KV cache keeps the shared prompt prefix, so calls that start with the same system text
+    and evidence skip re-reading it. `cache_breaks` mark where prompts part ways (the end of
+    the question line: every call about one question shares what comes before it): a prompt
+    is read in batches that restart there, so that prefix is reused whole (`_read`).
     """
 
     def __init__(self, spec: PackagedGguf, cache_dir: Path, n_threads: int = 2,
-                 n_ctx: int = 4096, max_tokens: int = 512):
+                 n_ctx: int = 4096, max_tokens: int = 512,
+                 cache_breaks: tuple[re.Pattern[str], ...] = ()):
         self.spec, self.cache_dir = spec, Path(cache_dir)
         self.name = f"embedded:{spec.label}"
         self.n_threads, self.n_ctx, self.max_tokens = n_threads, n_ctx, max_tokens
+        self.cache_breaks = cache_breaks
         self._llama = None
         self._lock = threading.Lock()
+        self._read_to = 0  # the cached tokens read by `_read`'s batches (later ones were generated)
 
     def _load(self):
         """Load the model once, on first use (the caller holds the instance lock)."""
@@ -177,7 +182,10 @@ class LlamaChat:
         """Greedy decoding constrained to `schema` (its length limits included), grammar checked lazily."""
         with self._lock:
             llama = self._load()
-            _keep_whole_batches(llama, chat_tokens(llama, messages))  # llama.cpp reuses what is left
+            prompt = chat_prompt(llama, messages)
+            tokens = prompt.tokens(llama)
+            # All but the last token: llama.cpp then reuses them and reads the last one alone.
+            self._read(llama, tokens, len(tokens) - 1, segment_starts(llama, prompt, tokens, self.cache_breaks))
             try:
                 result = llama.create_chat_completion(
                     messages=messages, temperature=0, repeat_penalty=1.0, max_tokens=self.max_tokens,
@@ -201,9 +209,10 @@ class LlamaChat:
         """
         with self._lock:
             llama = self._load()
-            tokens = chat_tokens(llama, messages) + llama.tokenize(
+            prompt = chat_prompt(llama, messages)
+            tokens = prompt.tokens(llama) + llama.tokenize(
                 answer_prefix.encode(), add_bos=False, special=False)
-            reused = _eval_reusing_prefix(llama, tokens)
+            reused = self._read(llama, tokens, len(tokens), segment_starts(llama, prompt, tokens, self.cache_breaks))
             logprobs = _logprobs(llama, -1)
             firsts = [llama.tokenize(o.encode(), add_bos=False, special=False)[0] for o in options]
         return Choice([float(logprobs[t]) for t in firsts], model=self.name,
@@ -218,8 +227,10 @@ class LlamaChat:
         """
         with self._lock:
             llama = self._load()
-            prompt = chat_tokens(llama, messages)
-            read = len(prompt) - _eval_reusing_prefix(llama, prompt)
+            chat = chat_prompt(llama, messages)
+            prompt = chat.tokens(llama)
+            read = len(prompt) - self._read(llama, prompt, len(prompt),
+                                            segment_starts(llama, chat, prompt, self.cache_breaks))
             first = _logprobs(llama, -1)  # the next-token log-probabilities every statement starts from
             totals = []
             for statement in statements:
@@ -228,6 +239,58 @@ class LlamaChat:
                 totals.append(_continuation_logprob(llama, tokens, first))
                 read += len(tokens)
         return Choice(totals, model=self.name, prompt_tokens=read)
+
+    def _read(self, llama, tokens: list[int], upto: int, starts: list[int]) -> int:
+        """Have `tokens[:upto]` in the KV cache, read in `batch_ends` batches; returns how many were reused.
+
+        llama.cpp's results for a token depend a little on the batch it was read in, so a cached
+        token is kept only up to a batch end this prompt's fresh read would have too, with the
+        same batches before it: the same request then gets the same reply whatever came before
+        it (reusing a prefix of any length changed 5 of 6 greedy drafts). Batches restart at each
+        segment start, so a prefix that ends there is reused whole, not cut back to whole
+        batches from the start (which re-read up to 127 tokens of it on every call).
+        """
+        ends = batch_ends(upto, starts, llama.n_batch)
+        shared = 0
+        for cached, new in zip(llama._input_ids[:self._read_to], tokens):
+            if cached != new:
+                break
+            shared += 1
+        # The last token is always read, for fresh logits (chat_json leaves it to llama.cpp).
+        keep = max((end for end in ends if end <= min(shared, len(tokens) - 1)), default=0)
+        _truncate(llama, keep)
+        reused = llama.n_tokens
+        begin = reused
+        for end in ends:
+            if end > reused:
+                llama.eval(tokens[begin:end])
+                begin = end
+        self._read_to = upto
+        return reused
+
+
+def batch_ends(length: int, starts: list[int], batch: int) -> list[int]:
+    """Where each batch of a prompt `length` tokens long ends: every `batch` tokens from the start
+    and again from each segment start (a segment's last batch may be short)."""
+    ends: list[int] = []
+    bounds = [0, *(s for s in starts if 0 < s < length), length]
+    for begin, end in zip(bounds, bounds[1:]):
+        ends.extend(range(begin + batch, end, batch))
+        ends.append(end)
+    return [end for end in ends if end > 0]
+
+
+def segment_starts(llama, prompt: ChatPrompt, tokens: list[int], breaks: tuple[re.Pattern[str], ...]) -> list[int]:
+    """The token positions where each `breaks` pattern's first match in the prompt ends, when
+    the text up to there tokenizes to a prefix of `tokens` (a break inside a token is no break)."""
+    starts = set()
+    for pattern in breaks:
+        match = pattern.search(prompt.text)
+        if match:
+            head = prompt.tokens(llama, match.end())
+            if tokens[:len(head)] == head:
+                starts.add(len(head))
+    return sorted(starts)
 
 
 def _continuation_logprob(llama, tokens: list[int], first: np.ndarray) -> float:
@@ -258,6 +321,23 @@ def _logprobs(llama, index: int) -> np.ndarray:
 
 def chat_tokens(llama, messages: list[dict]) -> list[int]:
     """The prompt tokens `create_chat_completion` would send for `messages`, assistant turn open."""
+    return chat_prompt(llama, messages).tokens(llama)
+
+
+@dataclass(frozen=True)
+class ChatPrompt:
+    """A chat request as the text llama.cpp is sent, and whether a BOS token goes before it."""
+
+    text: str
+    add_bos: bool
+
+    def tokens(self, llama, end: int | None = None) -> list[int]:
+        """The tokens of the text (up to character `end`), special tokens such as <|im_start|> included."""
+        return llama.tokenize(self.text[:end].encode("utf-8"), add_bos=self.add_bos, special=True)
+
+
+def chat_prompt(llama, messages: list[dict]) -> ChatPrompt:
+    """The prompt `create_chat_completion` would send for `messages`, assistant turn open."""
     from llama_cpp import llama_chat_format
 
     if llama.chat_format == "chat_template.default":
@@ -269,33 +349,7 @@ def chat_tokens(llama, messages: list[dict]) -> list[int]:
     else:  # a built-in format llama-cpp-python guessed from the template, e.g. "chatml"
         formatter = getattr(llama_chat_format, "format_" + llama.chat_format.replace("-", "_"))
     result = formatter(messages=messages)  # type: ignore[arg-type]
-    return llama.tokenize(result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True)
-
-
-def _eval_reusing_prefix(llama, tokens: list[int]) -> int:
-    """Evaluate `tokens`, keeping the KV cache of the whole batches they share with the last call."""
-    _keep_whole_batches(llama, tokens)
-    reused = llama.n_tokens
-    llama.eval(tokens[reused:])
-    return reused
-
-
-def _keep_whole_batches(llama, tokens: list[int]) -> None:
-    """Cut the KV cache back to the whole batches of the prefix `tokens` share with it.
-
-    llama.cpp's results for a token depend a little on the batch it was read in. Reusing a
-    cached prefix of any length split a prompt into other batches than a fresh read does, and
-    those few hundredths of a nat changed 5 of 6 greedy drafts (their wording or citations)
-    by what was asked before. Kept to whole batches from the start, a prompt is read in the same
-    batches whatever came before it, so the same request gets the same reply.
-    """
-    shared = 0
-    for cached, new in zip(llama._input_ids, tokens):
-        if cached != new:
-            break
-        shared += 1
-    shared = min(shared, len(tokens) - 1)  # the last token is always run, for fresh logits
-    _truncate(llama, shared // llama.n_batch * llama.n_batch)
+    return ChatPrompt(result.prompt, add_bos=not result.added_special)
 
 
 def _truncate(llama, length: int) -> None:

@@ -97,14 +97,15 @@ def _openai(settings: Settings) -> ModelSet:
 
 
 def _embedded(settings: Settings) -> ModelSet:
+    from citetutor import prompts
     from citetutor.models.embedded import QWEN_0_5B, QWEN_1_5B, LlamaChat, MiniLMEmbedder, TesseractOcr
 
     cache = settings.data_dir / "models"
     # Two instances with their own weights: the blind solve really runs while the draft is written.
-    drafter = LlamaChat(QWEN_1_5B, cache)
+    drafter = LlamaChat(QWEN_1_5B, cache, cache_breaks=prompts.CACHE_BREAKS)
     models = ModelSet(
         drafter=drafter,
-        verifier=LlamaChat(QWEN_0_5B, cache),
+        verifier=LlamaChat(QWEN_0_5B, cache, cache_breaks=prompts.CACHE_BREAKS),
         embedder=MiniLMEmbedder(cache),
         ocr=TesseractOcr(timeout_s=settings.request_timeout_s),
         runtime="embedded",
