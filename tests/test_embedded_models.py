@@ -276,6 +276,17 @@ def test_a_judgement_reuses_everything_up_to_the_question_line_and_scores_as_a_f
     assert after.logprobs == fresh.logprobs
 
 
+@needs_llama
+@pytest.mark.slow
+def test_a_prompt_longer_than_the_context_says_to_ask_about_fewer_pages(model_cache):
+    chat = LlamaChat(QWEN_0_5B, model_cache, n_ctx=256, cache_breaks=prompts.CACHE_BREAKS)
+    long = _thermo_messages("Task: answer. " + " ".join(THERMO * 3))
+    with pytest.raises(ModelUnavailable, match="ask about fewer pages"):
+        ask_structured(chat, long, BlindSolve)
+    with pytest.raises(ModelUnavailable, match="ask about fewer pages"):
+        chat.choice_logprobs(long, prompts.JUDGE_CHOICE_PREFIX, [" A", " B"])
+
+
 THERMO = ["Heat does not flow spontaneously from a cold body to a hotter body.",
           "The entropy of an isolated system increases in the course of a spontaneous change.",
           "Melting a solid requires heat, so the entropy of fusion is positive.",

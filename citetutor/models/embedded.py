@@ -250,6 +250,10 @@ class LlamaChat:
         segment start, so a prefix that ends there is reused whole, not cut back to whole
         batches from the start (which re-read up to 127 tokens of it on every call).
         """
+        if len(tokens) >= llama.n_ctx():
+            raise ModelUnavailable(
+                f"{self.name} cannot take this request ({len(tokens)} prompt tokens, room for "
+                f"{llama.n_ctx() - 1}); ask about fewer pages, or use the Ollama runtime for long evidence")
         ends = batch_ends(upto, starts, llama.n_batch)
         shared = 0
         for cached, new in zip(llama._input_ids[:self._read_to], tokens):
