@@ -185,7 +185,7 @@ class LlamaChat:
             prompt = chat_prompt(llama, messages)
             tokens = prompt.tokens(llama)
             # All but the last token: llama.cpp then reuses them and reads the last one alone.
-            self._read(llama, tokens, len(tokens) - 1, segment_starts(llama, prompt, tokens, self.cache_breaks))
+            self._read(llama, prompt, tokens, len(tokens) - 1)
             try:
                 result = llama.create_chat_completion(
                     messages=messages, temperature=0, repeat_penalty=1.0, max_tokens=self.max_tokens,
@@ -212,7 +212,7 @@ class LlamaChat:
             prompt = chat_prompt(llama, messages)
             tokens = prompt.tokens(llama) + llama.tokenize(
                 answer_prefix.encode(), add_bos=False, special=False)
-            reused = self._read(llama, tokens, len(tokens), segment_starts(llama, prompt, tokens, self.cache_breaks))
+            reused = self._read(llama, prompt, tokens, len(tokens))
             logprobs = _logprobs(llama, -1)
             firsts = [llama.tokenize(o.encode(), add_bos=False, special=False)[0] for o in options]
         return Choice([float(logprobs[t]) for t in firsts], model=self.name,
@@ -229,8 +229,7 @@ class LlamaChat:
             llama = self._load()
             chat = chat_prompt(llama, messages)
             prompt = chat.tokens(llama)
-            read = len(prompt) - self._read(llama, prompt, len(prompt),
-                                            segment_starts(llama, chat, prompt, self.cache_breaks))
+            read = len(prompt) - self._read(llama, chat, prompt, len(prompt))
             first = _logprobs(llama, -1)  # the next-token log-probabilities every statement starts from
             totals = []
             for statement in statements:
@@ -240,8 +239,9 @@ class LlamaChat:
                 read += len(tokens)
         return Choice(totals, model=self.name, prompt_tokens=read)
 
-    def _read(self, llama, tokens: list[int], upto: int, starts: list[int]) -> int:
-        """Have `tokens[:upto]` in the KV cache, read in `batch_ends` batches; returns how many were reused.
+    def _read(self, llama, prompt: ChatPrompt, tokens: list[int], upto: int) -> int:
+        """Have `tokens[:upto]` (`prompt`'s tokens, maybe with more after them) in the KV cache,
+        read in `batch_ends` batches restarting at `cache_breaks`; returns how many were reused.
 
         llama.cpp's results for a token depend a little on the batch it was read in, so a cached
         token is kept only up to a batch end this prompt's fresh read would have too, with the
@@ -254,12 +254,8 @@ class LlamaChat:
             raise ModelUnavailable(
                 f"{self.name} cannot take this request ({len(tokens)} prompt tokens, room for "
                 f"{llama.n_ctx() - 1}); ask about fewer pages, or use the Ollama runtime for long evidence")
-        ends = batch_ends(upto, starts, llama.n_batch)
-        shared = 0
-        for cached, new in zip(llama._input_ids[:self._read_to], tokens):
-            if cached != new:
-                break
-            shared += 1
+        ends = batch_ends(upto, segment_starts(llama, prompt, tokens, self.cache_breaks), llama.n_batch)
+        shared = llama.longest_token_prefix(llama._input_ids[:self._read_to], tokens)
         # The last token is always read, for fresh logits (chat_json leaves it to llama.cpp).
         keep = max((end for end in ends if end <= min(shared, len(tokens) - 1)), default=0)
         _truncate(llama, keep)
