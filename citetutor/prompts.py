@@ -19,6 +19,11 @@ DRAFT_MODE = {
     "hint": "Task: give a hint that points to the idea without giving the full answer away.",
 }
 
+# Asked once when greedy decoding wrote a rejected draft again: the same feedback would bring
+# the same draft a third time, so the task changes to the notes' own words (shown as a quote).
+DRAFT_COPY = ("Task: copy, word for word, the evidence sentence that answers the question (one for "
+              "each part it has), each as a claim citing its number.")
+
 DRAFT_USER = "Evidence:\n{evidence}\n\nQuestion: {question}\n{task}"
 # Where the prompts about one question part ways: every draft, retry, judgement and blind solve
 # shares the system text, evidence and question line, and the embedded runtime reads a prompt

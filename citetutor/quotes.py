@@ -7,10 +7,10 @@ is not what the page shows. Each rule here was added after such a quote in the e
 
 from __future__ import annotations
 
-from citetutor.checks import doubled, holding_words, no_choice, same_meaning, states_answer
+from citetutor.checks import doubled, holding_words, no_choice, same_meaning, states_answer, verbatim
 from citetutor.evidence import Sentence
 from citetutor.models.base import Embedder
-from citetutor.schemas import BlindSolve, Draft
+from citetutor.schemas import BlindSolve, Claim, Draft
 
 MAX_QUOTED = 2  # sentences a verified quote shows
 
@@ -49,3 +49,27 @@ def asks(text: str) -> bool:
     """Whether a sentence is a question: it states nothing, so it cannot be quoted as an answer
     (a slide's heading "Transfer Appropriate Processing Is deep encoding always better?" was)."""
     return text.rstrip(" .•–-0123456789/").endswith("?")
+
+
+def copied_quote(copy: Draft, sentences: list[Sentence], most: int, min_relevance: float) -> Draft | None:
+    """The sentences a copy request's claims are cut from, word for word, as a draft to check.
+
+    Asked to copy, the 1.5B also stitched sentences together and wrote its own ("A market must
+    be small"), so only a claim that is a verbatim run of one cited sentence counts, and that
+    whole sentence becomes the claim: the checks then read exactly the text a quote shows.
+    """
+    by_number = {s.number: s for s in sentences}
+    chosen: list[Sentence] = []
+    for claim in copy.claims:
+        for number in claim.sentences:
+            one = Claim(text=claim.text, sentences=[number])
+            sentence = by_number.get(number)
+            if sentence is not None and sentence not in chosen and verbatim(one, sentences) \
+                    and sentence.cosine >= min_relevance and not asks(sentence.text) and not doubled(sentence.text):
+                chosen.append(sentence)
+                break
+    if not chosen:
+        return None
+    # model_construct: a sentence of the notes may be longer than a drafted claim may be.
+    return Draft.model_construct(claims=[Claim.model_construct(text=s.text, sentences=[s.number])
+                                         for s in chosen[:most]])

@@ -37,7 +37,7 @@ from citetutor.gate import (
 )
 from citetutor.meaning import Judgement, claim_foils, judge_against_blind, judge_claim
 from citetutor.parts import closest_part, question_parts, uncovered_parts
-from citetutor.quotes import agreed_quote
+from citetutor.quotes import agreed_quote, copied_quote
 from citetutor.retrieval import Retrieval, Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
 from citetutor.states import Reason
@@ -262,6 +262,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     reasons: list[str] = []
     rejected: list[Draft] = []
     feedback = ""
+    copied = False  # whether the drafter was asked for the notes' own sentences, after a repeat
     solved: BlindSolve | None = None
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
@@ -276,7 +277,15 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 # feedback would be the same, so greedy decoding would repeat it once more.
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
-                break
+                if copied or mode == "hint":  # a hint must not copy out the answer
+                    break
+                copied = True
+                draft = copied_quote(
+                    write_draft(gate, trace, question, sentences, mode, "", "", attempt, on_stage, parts,
+                                task=prompts.DRAFT_COPY),
+                    sentences, max(1, len(parts)), gate.limits.min_quote_relevance)
+                if draft is None or draft in rejected:
+                    break
             uncovered = guard(question, draft, sentences, gate.limits.min_paraphrase_overlap,
                               gate.limits.min_topic_relevance, mode, gate.embedder)
             try:
@@ -287,6 +296,8 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if not solved.sentences:
                 reasons.append(Reason.BLIND_UNANSWERABLE)
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
+            if copied and abstains(solved.answer):
+                break  # a quote needs the blind solver to have found an answer to agree with
             verify_draft(gate, trace, question, sentences, draft, solved, uncovered, attempt, on_stage)
         except Rejected as rejection:
             reasons.append(rejection.code)
@@ -294,7 +305,12 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if draft is not None:
                 rejected.append(draft)
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
+            if copied:
+                break  # the copy was the last way out of a repeat
             continue
+        if copied:
+            by_number = {s.number: s for s in sentences}
+            return _quoted([by_number[c.sentences[0]] for c in draft.claims], attempt, reasons)
         return _accept(question, draft, sentences, attempt, reasons)
     if solved is None and rejected:  # every draft failed a code check before the blind solve was read
         try:
@@ -370,8 +386,8 @@ def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAn
 
 
 def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
-                feedback: str, attempt: int, on_stage: StageCallback, parts: tuple[str, ...] | list[str] = ()
-                ) -> Draft:
+                feedback: str, attempt: int, on_stage: StageCallback, parts: tuple[str, ...] | list[str] = (),
+                task: str = "") -> Draft:
     """Ask the drafter for claims citing sentence numbers; a schema failure is a rejection.
 
     A retry appends what was wrong to the same request. (Showing the rejected draft back as
@@ -386,7 +402,7 @@ def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mod
         then += prompts.DRAFT_NOTES.format(notes=notes.strip())
     if feedback:
         then += prompts.DRAFT_RETRY.format(feedback=feedback)
-    messages = draft_messages(sentences, question, prompts.DRAFT_MODE[mode], then)
+    messages = draft_messages(sentences, question, task or prompts.DRAFT_MODE[mode], then)
     drafted = unlabelled(traced_call(gate.drafter, trace, "draft", messages, Draft, attempt))
     return recited(question, drafted, sentences, gate.limits.min_topic_relevance)
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from citetutor import prompts
 from citetutor.checks import asks_for_value, new_words
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
@@ -143,13 +144,42 @@ def test_answer_with_words_from_nowhere_is_rejected_by_code(pipe):
     pipe.models.drafter.enqueue(invented, invented, invented)
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
-    # The same draft again would be rejected again: the gate stops instead of asking a third time.
+    # The same draft again would be rejected again: the gate asks instead for the notes' own
+    # sentences, and of that copy keeps only what is word for word a sentence.
     assert result.reasons == ["uncovered_claim", "repeated_draft"]
-    assert len(pipe.models.drafter.history) == 2
+    assert len(pipe.models.drafter.history) == 3
+    assert pipe.models.drafter.history[2][-1]["content"].endswith(prompts.DRAFT_COPY)
     assert len(pipe.models.verifier.history) == 1, "no invented sentence reached the verifier"
-    # Shown instead: the sentence drafter and blind solver both chose, in the notes' words.
+    # Shown: the whole sentence the copy was cut from, in the notes' words, as a quote.
     _, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
     assert result.form == "quote" and result.text == sentence and "Photosynthesis" not in result.text
+
+
+def test_a_copy_in_its_own_words_after_a_repeat_is_never_shown(pipe):
+    made_up = claiming("Circular motion always points towards the middle of the circle.")
+    pipe.models.drafter.enqueue(made_up, made_up, claiming("Photosynthesis converts sunlight into sugar."))
+    pipe.models.verifier.enqueue(BlindSolve(answer="Photosynthesis converts sunlight into sugar.", sentences=[7]))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert len(pipe.models.drafter.history) == 3 and result.status == "refused"
+    assert result.reasons[-1] == "repeated_draft"
+
+
+def test_a_hint_is_not_copied_out_after_a_repeat(pipe):
+    made_up = claiming("Think about photosynthesis and sunlight.")
+    pipe.models.drafter.enqueue(made_up, made_up)
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id, mode="hint")
+    assert len(pipe.models.drafter.history) == 2, "no copy request: it would give the answer away"
+    assert result.reasons == ["uncovered_claim", "repeated_draft"]
+
+
+def test_a_copied_sentence_needs_a_blind_answer_to_agree_with(pipe):
+    made_up = claiming("Photosynthesis converts sunlight into sugar.")
+    pipe.models.drafter.enqueue(made_up, made_up, quoting_draft())
+    # A slide title copied as the blind "answer": the solver found no answer.
+    pipe.models.verifier.enqueue(BlindSolve(answer="Uniform Circular Motion", sentences=[1, 2, 3]))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert len(pipe.models.drafter.history) == 3 and result.status == "refused"
 
 
 def test_number_not_in_cited_sentence_is_rejected(pipe):
@@ -248,7 +278,7 @@ def test_a_sentence_both_models_point_at_but_read_differently_is_not_quoted(tmp_
         return BlindSolve(answer=text[:150], sentences=[1, 2, 3])
     other_reading = claiming("Something unrelated happens inward at twice the speed.")
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(other_reading, other_reading)
+    pipe.models.drafter.enqueue(other_reading, other_reading, other_reading)  # the third: asked to copy
     pipe.models.verifier.enqueue(blind_from_inward)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.citations == []
