@@ -7,8 +7,17 @@ is not what the page shows. Each rule here was added after such a quote in the e
 
 from __future__ import annotations
 
-from citetutor.checks import doubled, holding_words, no_choice, same_meaning, states_answer, verbatim
+from citetutor.checks import (
+    MIN_VERBATIM_WORDS,
+    doubled,
+    holding_words,
+    no_choice,
+    same_meaning,
+    states_answer,
+    verbatim,
+)
 from citetutor.evidence import Sentence
+from citetutor.foils import FLAT_WORDS
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Claim, Draft
 
@@ -52,24 +61,42 @@ def asks(text: str) -> bool:
 
 
 def copied_quote(copy: Draft, sentences: list[Sentence], most: int, min_relevance: float) -> Draft | None:
-    """The sentences a copy request's claims are cut from, word for word, as a draft to check.
+    """The sentences a copy request's claims copy word for word, as a draft to check.
 
-    Asked to copy, the 1.5B also stitched sentences together and wrote its own ("A market must
-    be small"), so only a claim that is a verbatim run of one cited sentence counts, and that
-    whole sentence becomes the claim: the checks then read exactly the text a quote shows.
+    Asked to copy, the 1.5B also stitched sentences into one claim and wrote its own ("A market
+    must be small"), so a cited sentence counts only when the claim is a verbatim run of it or
+    holds it whole, in the claim's order; that whole sentence becomes the claim, so the checks
+    read exactly the text a quote shows, and nothing the model wrote is shown.
     """
     by_number = {s.number: s for s in sentences}
-    chosen: list[Sentence] = []
-    for claim in copy.claims:
+    found: list[tuple[int, int, Sentence]] = []  # (claim, place in it, sentence)
+    for index, claim in enumerate(copy.claims):
         for number in claim.sentences:
-            one = Claim(text=claim.text, sentences=[number])
             sentence = by_number.get(number)
-            if sentence is not None and sentence not in chosen and verbatim(one, sentences) \
-                    and sentence.cosine >= min_relevance and not asks(sentence.text) and not doubled(sentence.text):
-                chosen.append(sentence)
-                break
+            place = None if sentence is None else _copied_at(claim, sentence, sentences)
+            if sentence is not None and place is not None and sentence.cosine >= min_relevance \
+                    and not asks(sentence.text) and not doubled(sentence.text):
+                found.append((index, place, sentence))
+    chosen: list[Sentence] = []
+    for _, _, sentence in sorted(found, key=lambda f: f[:2]):
+        if sentence not in chosen:
+            chosen.append(sentence)
+    chosen = chosen[:most]
     if not chosen:
         return None
     # model_construct: a sentence of the notes may be longer than a drafted claim may be.
     return Draft.model_construct(claims=[Claim.model_construct(text=s.text, sentences=[s.number])
-                                         for s in chosen[:most]])
+                                         for s in chosen])
+
+
+def _copied_at(claim: Claim, sentence: Sentence, sentences: list[Sentence]) -> int | None:
+    """Where in the claim `sentence` is copied: 0 when the claim is a verbatim run of it, the
+    word it starts at when the claim holds all of it (at least six words); else None."""
+    if verbatim(Claim.model_construct(text=claim.text, sentences=[sentence.number]), sentences):
+        return 0
+    held = [w.lower() for w in FLAT_WORDS.findall(sentence.text)]
+    words = [w.lower() for w in FLAT_WORDS.findall(claim.text)]
+    if len(held) < MIN_VERBATIM_WORDS:
+        return None
+    return next((start for start in range(len(words) - len(held) + 1)
+                 if words[start:start + len(held)] == held), None)

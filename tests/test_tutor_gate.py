@@ -657,3 +657,22 @@ def test_a_blind_solve_that_copied_a_slide_title_leaves_every_claim_to_the_judge
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.reasons == ["uncovered_claim"] * 3 and result.status == "refused"
     assert any("Does S" in call for call in pipe.models.judge.calls)
+
+
+def test_a_copy_keeps_only_the_notes_sentences_it_holds_whole_or_runs_from_in_its_order():
+    from citetutor.quotes import copied_quote
+    from tests.helpers import numbered
+    evidence = numbered("John Snow mapped cases of cholera and found them around one water pump.",
+                        "The environment could influence the growth of a pathogen within its host.",
+                        "A market must have one seller and a unique product without close substitutes.",
+                        cosine=0.6)
+    stitched = Draft(claims=[Claim(text=evidence[0].text + " " + evidence[1].text, sentences=[2, 1])])
+    copy = copied_quote(stitched, evidence, 1, 0.5)
+    assert copy is not None and [c.text for c in copy.claims] == [evidence[0].text], "the first sentence copied"
+    cut = Draft(claims=[Claim(text="A market must have one seller and a unique product", sentences=[3]),
+                        Claim(text="A market must be small.", sentences=[3])])
+    copy = copied_quote(cut, evidence, 2, 0.5)
+    assert copy is not None and [c.sentences for c in copy.claims] == [[3]], "the made-up claim has no sentence"
+    assert copied_quote(cut, evidence, 2, 0.7) is None, "too far from the question to quote"
+    own_words = Draft(claims=[Claim(text="Snow found the cholera cases clustered near a pump.", sentences=[1])])
+    assert copied_quote(own_words, evidence, 1, 0.5) is None
