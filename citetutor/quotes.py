@@ -14,14 +14,14 @@ from citetutor.checks import (
     no_choice,
     same_meaning,
     states_answer,
-    verbatim,
 )
-from citetutor.evidence import Sentence
+from citetutor.evidence import Sentence, sentence_spans
 from citetutor.foils import FLAT_WORDS
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Claim, Draft
 
 MAX_QUOTED = 2  # sentences a verified quote shows
+COPIED_SHARE = 0.8  # of a copied piece's words that must be its sentence's
 
 
 def agreed_quote(embedder: Embedder, question: str, sentences: list[Sentence], drafts: list[Draft],
@@ -64,16 +64,16 @@ def copied_quote(copy: Draft, sentences: list[Sentence], most: int, min_relevanc
     """The sentences a copy request's claims copy word for word, as a draft to check.
 
     Asked to copy, the 1.5B also stitched sentences into one claim and wrote its own ("A market
-    must be small"), so a cited sentence counts only when the claim is a verbatim run of it or
-    holds it whole, in the claim's order; that whole sentence becomes the claim, so the checks
-    read exactly the text a quote shows, and nothing the model wrote is shown.
+    must be small"), so a cited sentence counts only when a sentence of the claim copies it, in
+    the claim's order; that whole sentence becomes the claim, so the checks read exactly the
+    text a quote shows, and nothing the model wrote is shown.
     """
     by_number = {s.number: s for s in sentences}
     found: list[tuple[int, int, Sentence]] = []  # (claim, place in it, sentence)
     for index, claim in enumerate(copy.claims):
         for number in claim.sentences:
             sentence = by_number.get(number)
-            place = None if sentence is None else _copied_at(claim, sentence, sentences)
+            place = None if sentence is None else _copied_at(claim, sentence)
             if sentence is not None and place is not None and sentence.cosine >= min_relevance \
                     and not asks(sentence.text) and not doubled(sentence.text):
                 found.append((index, place, sentence))
@@ -89,14 +89,17 @@ def copied_quote(copy: Draft, sentences: list[Sentence], most: int, min_relevanc
                                          for s in chosen])
 
 
-def _copied_at(claim: Claim, sentence: Sentence, sentences: list[Sentence]) -> int | None:
-    """Where in the claim `sentence` is copied: 0 when the claim is a verbatim run of it, the
-    word it starts at when the claim holds all of it (at least six words); else None."""
-    if verbatim(Claim.model_construct(text=claim.text, sentences=[sentence.number]), sentences):
-        return 0
-    held = [w.lower() for w in FLAT_WORDS.findall(sentence.text)]
-    words = [w.lower() for w in FLAT_WORDS.findall(claim.text)]
-    if len(held) < MIN_VERBATIM_WORDS:
-        return None
-    return next((start for start in range(len(words) - len(held) + 1)
-                 if words[start:start + len(held)] == held), None)
+def _copied_at(claim: Claim, sentence: Sentence) -> int | None:
+    """Which sentence of the claim copies `sentence` (its place in the claim), or None.
+
+    Only the notes' sentence is ever shown, so the claim need not be exact: the 1.5B tidies
+    as it copies ("John Snow mapped out cases of cholera ..." from "John Snow was a physician
+    who mapped out cases of cholera ..."). A piece of at least six words, nearly all of them in
+    the sentence, is a copy of it; a claim in the model's own words is not.
+    """
+    held = {w.lower() for w in FLAT_WORDS.findall(sentence.text)}
+    for place, (start, end) in enumerate(sentence_spans(claim.text)):
+        words = [w.lower() for w in FLAT_WORDS.findall(claim.text[start:end])]
+        if len(words) >= MIN_VERBATIM_WORDS and sum(w in held for w in words) >= COPIED_SHARE * len(words):
+            return place
+    return None

@@ -659,7 +659,7 @@ def test_a_blind_solve_that_copied_a_slide_title_leaves_every_claim_to_the_judge
     assert any("Does S" in call for call in pipe.models.judge.calls)
 
 
-def test_a_copy_keeps_only_the_notes_sentences_it_holds_whole_or_runs_from_in_its_order():
+def test_a_copy_keeps_the_notes_sentences_its_pieces_copy_in_its_order():
     from citetutor.quotes import copied_quote
     from tests.helpers import numbered
     evidence = numbered("John Snow mapped cases of cholera and found them around one water pump.",
@@ -674,5 +674,8 @@ def test_a_copy_keeps_only_the_notes_sentences_it_holds_whole_or_runs_from_in_it
     copy = copied_quote(cut, evidence, 2, 0.5)
     assert copy is not None and [c.sentences for c in copy.claims] == [[3]], "the made-up claim has no sentence"
     assert copied_quote(cut, evidence, 2, 0.7) is None, "too far from the question to quote"
+    tidied = Draft(claims=[Claim(text="John Snow mapped cases of cholera around one water pump.", sentences=[1])])
+    copy = copied_quote(tidied, evidence, 1, 0.5)
+    assert copy is not None and copy.claims[0].text == evidence[0].text, "a few words dropped is still a copy"
     own_words = Draft(claims=[Claim(text="Snow found the cholera cases clustered near a pump.", sentences=[1])])
     assert copied_quote(own_words, evidence, 1, 0.5) is None
