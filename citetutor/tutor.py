@@ -280,10 +280,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 if copied or mode == "hint":  # a hint must not copy out the answer
                     break
                 copied = True
-                draft = copied_quote(
-                    write_draft(gate, trace, question, sentences, mode, "", "", attempt, on_stage, parts,
-                                task=prompts.DRAFT_COPY),
-                    sentences, max(1, len(parts)), gate.limits.min_quote_relevance)
+                draft = ask_to_copy(gate, trace, question, sentences, attempt, on_stage, parts)
                 if draft is None or draft in rejected:
                     break
             uncovered = guard(question, draft, sentences, gate.limits.min_paraphrase_overlap,
@@ -383,6 +380,15 @@ def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAn
     """The agreed sentences as the answer: the notes' words, with their pages and highlights."""
     return TutorAnswer("answered", " ".join(s.text for s in quote), citations(quote),
                        [(s.text, [s.label]) for s in quote], attempts, reasons, form="quote")
+
+
+def ask_to_copy(gate: Gate, trace, question: str, sentences: list[Sentence], attempt: int,
+                on_stage: StageCallback, parts: list[str]) -> Draft | None:
+    """After a repeated draft: the notes' sentences the drafter copies when asked to, each whole
+    as a claim (one per part), or None when it copied none close to the question."""
+    copy = write_draft(gate, trace, question, sentences, "explain", "", "", attempt, on_stage, parts,
+                       task=prompts.DRAFT_COPY)
+    return copied_quote(copy, sentences, max(1, len(parts)), gate.limits.min_quote_relevance)
 
 
 def write_draft(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
