@@ -258,11 +258,11 @@ def _wait(blind: Future, deadline: float) -> BlindSolve:
 def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode: Mode, notes: str,
               blind: Future, on_stage: StageCallback, deadline: float, parts: list[str]) -> TutorAnswer:
     """Up to max_attempts drafts, each retried with the previous rejection reason, in time;
-    then the sentences drafter and blind solver agreed on, verbatim, or a refusal."""
+    then the notes' sentences the drafter copies when asked, if they pass every check, or the
+    sentences drafter and blind solver agreed on, verbatim, or a refusal."""
     reasons: list[str] = []
     rejected: list[Draft] = []
     feedback = ""
-    copied = False  # whether the drafter was asked for the notes' own sentences, after a repeat
     solved: BlindSolve | None = None
     for attempt in range(1, gate.limits.max_attempts + 1):
         if time.monotonic() > deadline:
@@ -277,12 +277,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 # feedback would be the same, so greedy decoding would repeat it once more.
                 reasons.append(Reason.REPEATED_DRAFT)
                 trace_rejection(trace, Reason.REPEATED_DRAFT, attempt)
-                if copied or mode == "hint":  # a hint must not copy out the answer
-                    break
-                copied = True
-                draft = ask_to_copy(gate, trace, question, sentences, attempt, on_stage, parts)
-                if draft is None or draft in rejected:
-                    break
+                break
             uncovered = guard(question, draft, sentences, gate.limits.min_paraphrase_overlap,
                               gate.limits.min_topic_relevance, mode, gate.embedder)
             try:
@@ -293,8 +288,6 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if not solved.sentences:
                 reasons.append(Reason.BLIND_UNANSWERABLE)
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
-            if copied and abstains(solved.answer):
-                break  # a quote needs the blind solver to have found an answer to agree with
             verify_draft(gate, trace, question, sentences, draft, solved, uncovered, attempt, on_stage)
         except Rejected as rejection:
             reasons.append(rejection.code)
@@ -302,13 +295,13 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             if draft is not None:
                 rejected.append(draft)
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
-            if copied:
-                break  # the copy was the last way out of a repeat
             continue
-        if copied:
-            by_number = {s.number: s for s in sentences}
-            return _quoted([by_number[c.sentences[0]] for c in draft.claims], attempt, reasons)
         return _accept(question, draft, sentences, attempt, reasons)
+    if mode != "hint" and time.monotonic() <= deadline:  # a hint must not copy out the answer
+        copied = _copied_answer(gate, trace, question, sentences, blind, deadline, attempt, on_stage, parts,
+                                rejected, reasons)
+        if copied is not None:
+            return copied
     if solved is None and rejected:  # every draft failed a code check before the blind solve was read
         try:
             solved = _wait(blind, deadline)
@@ -317,6 +310,33 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
     quote = agreed_quote(gate.embedder, question, sentences, rejected, solved,
                          gate.limits.min_quote_relevance)
     return _quoted(quote, attempt, reasons) if quote else _refuse(reasons, attempt)
+
+
+def _copied_answer(gate: Gate, trace, question: str, sentences: list[Sentence], blind: Future, deadline: float,
+                   attempt: int, on_stage: StageCallback, parts: list[str], rejected: list[Draft],
+                   reasons: list[str]) -> TutorAnswer | None:
+    """When no wording passed: the sentences the drafter copies when asked for the notes' own
+    words, shown as a quote if they pass every check a draft must and the blind solver found an
+    answer (not a slide title) to agree with; else None, with a failed copy kept in `rejected`."""
+    copy = None
+    try:
+        copy = ask_to_copy(gate, trace, question, sentences, attempt, on_stage, parts)
+        if copy is None or copy in rejected:
+            return None
+        uncovered = guard(question, copy, sentences, gate.limits.min_paraphrase_overlap,
+                          gate.limits.min_topic_relevance, "explain", gate.embedder)
+        solved = _wait(blind, deadline)
+        if not solved.sentences or abstains(solved.answer):
+            return None
+        verify_draft(gate, trace, question, sentences, copy, solved, uncovered, attempt, on_stage)
+    except Rejected as rejection:
+        reasons.append(rejection.code)
+        trace_rejection(trace, rejection.code, attempt)
+        if copy is not None:
+            rejected.append(copy)
+        return None
+    by_number = {s.number: s for s in sentences}
+    return _quoted([by_number[c.sentences[0]] for c in copy.claims], attempt, reasons)
 
 
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
@@ -384,8 +404,8 @@ def _quoted(quote: list[Sentence], attempts: int, reasons: list[str]) -> TutorAn
 
 def ask_to_copy(gate: Gate, trace, question: str, sentences: list[Sentence], attempt: int,
                 on_stage: StageCallback, parts: list[str]) -> Draft | None:
-    """After a repeated draft: the notes' sentences the drafter copies when asked to, each whole
-    as a claim (one per part), or None when it copied none close to the question."""
+    """The notes' sentences the drafter copies when asked to, each whole as a claim (one per
+    part), or None when it copied none close to the question."""
     copy = write_draft(gate, trace, question, sentences, "explain", "", "", attempt, on_stage, parts,
                        task=prompts.DRAFT_COPY)
     return copied_quote(copy, sentences, max(1, len(parts)), gate.limits.min_quote_relevance)
