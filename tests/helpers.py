@@ -77,6 +77,11 @@ def as_json(reply):
     return lambda body: reply(body["messages"]).model_dump_json()
 
 
+def copying_nothing(messages: list[dict]) -> Draft:
+    """A drafter reply to the copy request that cites no sentence it was given: nothing to quote."""
+    return Draft(claims=[Claim(text="Nothing in the notes answers this.", sentences=[99])])
+
+
 def claiming(text: str, word: str = "inward"):
     """A drafter reply: one claim in its own words, citing the sentence containing `word`."""
     def reply(messages: list[dict]) -> Draft:

@@ -51,11 +51,11 @@ def test_answer_over_http_is_verified_and_cited(pipe, ollama_server):
 
 
 def test_bad_json_three_times_refuses(pipe, ollama_server):
-    for _ in range(3):
+    for _ in range(4):  # three attempts, then the request to copy the notes' sentence
         ollama_server.enqueue_chat("gemma3:4b", '{"answer": 12}')
     ollama_server.enqueue_chat("qwen2.5:3b", BlindSolve(answer="x", sentences=[1]).model_dump_json())
     result = pipe.ask("Which way does the acceleration of circular motion point?", pipe.subject_id)
-    assert result.text == NOT_ENOUGH_EVIDENCE and result.reasons == ["schema_invalid"] * 3
+    assert result.text == NOT_ENOUGH_EVIDENCE and result.reasons == ["schema_invalid"] * 4
 
 
 def test_missing_model_is_a_clear_error_and_is_traced(pipe, ollama_server):

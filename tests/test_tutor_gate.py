@@ -18,6 +18,7 @@ from tests.fakes import ContraryJudge, OverlapJudge
 from tests.helpers import (
     blind_citing,
     claiming,
+    copying_nothing,
     evidence_sentences,
     make_pipeline,
     page_of,
@@ -194,7 +195,7 @@ def test_number_not_in_cited_sentence_is_rejected(pipe):
 
 def test_three_rejected_drafts_are_never_shown_and_the_agreed_sentence_is_quoted(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)))
+    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)), copying_nothing)
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id)
     number, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
@@ -228,7 +229,7 @@ def test_a_blind_answer_the_drafters_sentence_states_is_agreement_to_quote(tmp_p
         _, text = sentence_with(messages, "inward")
         return BlindSolve(answer=text[:150], sentences=[1, 2, 3])
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)))
+    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)), copying_nothing)
     pipe.models.verifier.enqueue(blind_from_inward)
     result = pipe.ask(QUESTION, pipe.subject_id)
     _, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
@@ -237,7 +238,7 @@ def test_a_blind_answer_the_drafters_sentence_states_is_agreement_to_quote(tmp_p
 
 def test_a_blind_answer_that_only_restates_the_question_is_no_agreement(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)))
+    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)), copying_nothing)
     pipe.models.verifier.enqueue(
         BlindSolve(answer="The direction of the acceleration for uniform circular motion.", sentences=[1, 2, 3]))
     result = pipe.ask(QUESTION, pipe.subject_id)
@@ -311,7 +312,7 @@ def test_a_sentence_whose_text_layer_doubled_its_words_is_never_quoted():
 
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)))
+    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)), copying_nothing)
     pipe.models.verifier.enqueue(blind_citing("tangent"))
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.text == NOT_ENOUGH_EVIDENCE and result.citations == []
@@ -391,7 +392,7 @@ def test_a_blind_answer_the_judge_finds_the_evidences_answer_refuses_a_draft_in_
     def elsewhere(messages):
         number, text = next(s for s in evidence_sentences(messages) if "inward" not in s[1].lower())
         return BlindSolve(answer=text[:150], sentences=[number])
-    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)))
+    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)), copying_nothing)
     pipe.models.verifier.enqueue(elsewhere)
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.reasons == ["blind_disagrees"] * 3
@@ -652,7 +653,7 @@ def test_a_blind_solve_that_copied_a_slide_title_leaves_every_claim_to_the_judge
     # Word for word, the claim would pass unjudged; but the blind solver found no answer to
     # agree with, so the judge must find each claim stated (this one finds none).
     pipe = _pipe_with(tmp_path, ContraryJudge())
-    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n) for n in range(3)))
+    pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n) for n in range(3)), copying_nothing)
     pipe.models.verifier.enqueue(BlindSolve(answer="Uniform Circular Motion", sentences=[1, 2, 3]))
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.reasons == ["uncovered_claim"] * 3 and result.status == "refused"
@@ -679,3 +680,24 @@ def test_a_copy_keeps_the_notes_sentences_its_pieces_copy_in_its_order():
     assert copy is not None and copy.claims[0].text == evidence[0].text, "a few words dropped is still a copy"
     own_words = Draft(claims=[Claim(text="Snow found the cholera cases clustered near a pump.", sentences=[1])])
     assert copied_quote(own_words, evidence, 1, 0.5) is None
+
+
+def test_after_three_failed_drafts_the_sentence_the_drafter_copies_is_checked_and_quoted(pipe):
+    drafts = [claiming(f"Photosynthesis {word} converts sunlight into sugar.")
+              for word in ("often", "always", "slowly")]
+    pipe.models.drafter.enqueue(*drafts, quoting_draft())
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.reasons == ["uncovered_claim"] * 3 and result.attempts == 3
+    assert len(pipe.models.drafter.history) == 4
+    assert pipe.models.drafter.history[3][-1]["content"].endswith(prompts.DRAFT_COPY)
+    _, sentence = sentence_with(pipe.models.drafter.history[0], "inward")
+    assert result.form == "quote" and result.text == sentence
+
+
+def test_a_hint_is_not_copied_out_after_three_failed_drafts(pipe):
+    drafts = [claiming(f"Think about photosynthesis {word}.") for word in ("often", "always", "slowly")]
+    pipe.models.drafter.enqueue(*drafts)
+    pipe.models.verifier.enqueue(blind_citing())
+    result = pipe.ask(QUESTION, pipe.subject_id, mode="hint")
+    assert len(pipe.models.drafter.history) == 3 and result.status == "refused"
