@@ -290,10 +290,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
             verify_draft(gate, trace, question, sentences, draft, solved, uncovered, attempt, on_stage)
         except Rejected as rejection:
-            reasons.append(rejection.code)
-            trace_rejection(trace, rejection.code, attempt)
-            if draft is not None:
-                rejected.append(draft)
+            _record_rejection(trace, rejection, attempt, draft, reasons, rejected)
             feedback = f"{prompts.REJECTION_FEEDBACK[rejection.code]} {rejection.detail}".strip()
             continue
         return _accept(question, draft, sentences, attempt, reasons)
@@ -330,13 +327,19 @@ def _copied_answer(gate: Gate, trace, question: str, sentences: list[Sentence], 
             return None
         verify_draft(gate, trace, question, sentences, copy, solved, uncovered, attempt, on_stage)
     except Rejected as rejection:
-        reasons.append(rejection.code)
-        trace_rejection(trace, rejection.code, attempt)
-        if copy is not None:
-            rejected.append(copy)
+        _record_rejection(trace, rejection, attempt, copy, reasons, rejected)
         return None
     by_number = {s.number: s for s in sentences}
     return _quoted([by_number[c.sentences[0]] for c in copy.claims], attempt, reasons)
+
+
+def _record_rejection(trace, rejection: Rejected, attempt: int, draft: Draft | None, reasons: list[str],
+                      rejected: list[Draft]) -> None:
+    """Note why a draft failed (traced) and keep the draft, if there was one, for the agreed quote."""
+    reasons.append(rejection.code)
+    trace_rejection(trace, rejection.code, attempt)
+    if draft is not None:
+        rejected.append(draft)
 
 
 def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], draft: Draft,
