@@ -19,8 +19,9 @@ DRAFT_MODE = {
     "hint": "Task: give a hint that points to the idea without giving the full answer away.",
 }
 
-# Asked once when greedy decoding wrote a rejected draft again: the same feedback would bring
-# the same draft a third time, so the task changes to the notes' own words (shown as a quote).
+# Asked once when no drafted wording passed (three rejections, or greedy decoding wrote a
+# rejected draft again, which the same feedback would bring a third time): the task changes
+# to the notes' own words, and only the sentences copied are shown, as a quote.
 DRAFT_COPY = ("Task: copy, word for word, the evidence sentence that answers the question (one for "
               "each part it has), each as a claim citing its number.")
 

@@ -61,7 +61,8 @@ def asks(text: str) -> bool:
 
 
 def copied_quote(copy: Draft, sentences: list[Sentence], most: int, min_relevance: float) -> Draft | None:
-    """The sentences a copy request's claims copy word for word, as a draft to check.
+    """The sentences a copy request's claims copy (see `_copied_at`), each whole as a claim, as a
+    draft to check.
 
     Asked to copy, the 1.5B also stitched sentences into one claim and wrote its own ("A market
     must be small"), so a cited sentence counts only when a sentence of the claim copies it, in
