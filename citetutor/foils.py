@@ -8,6 +8,7 @@ an inserted or removed negation, a changed number.
 
 from __future__ import annotations
 
+import math
 import re
 from difflib import SequenceMatcher
 
@@ -144,6 +145,55 @@ def number_flips(text: str) -> list[str]:
         changed = "1" if value == 0 else (f"{value * 2:g}")
         foils.append(text[:m.start()] + changed + text[m.end():])
     return foils
+
+
+def exchanged(text: str, vocabulary: str, given: str = "") -> list[str]:
+    """Foils that keep every word and swap two of them: both words of an opposite pair the text
+    holds ("more X and less Y" as "less X and more Y"), or a number of the text for another
+    number of `vocabulary` (the cited sentences) that the text does not state.
+
+    One flipped word makes a claim contradict itself ("slower on complex points and slower on
+    simple ones"), which a judge rejects as easily as the claim's truth; the error a drafter
+    makes is the exchange: each fact paired with the other's term, or the sentence's other
+    value ("90% ... content" where it says 90% delivery and 10% content). A value `given` (the
+    question's "30 degrees up") is the premise, not the answer: it is neither changed nor put in.
+    """
+    foils = []
+    words = list(_WORD.finditer(text))
+    for i, first in enumerate(words):
+        opposite = _SWAP.get(first.group().lower(), "")
+        if " " in opposite or first.group().lower() in AUXILIARY:
+            continue  # "not"-phrases and auxiliaries flip a clause, not a term
+        for second in words[i + 1:]:
+            if second.group().lower() == opposite:
+                foils.append(text[:first.start()] + _cased(opposite, first.group())
+                             + text[first.end():second.start()] + _cased(first.group().lower(), second.group())
+                             + text[second.end():])
+                break
+    premises = {m.group() for m in _NUMBER.finditer(given)}
+    stated = [m for m in _NUMBER.finditer(text) if m.group() not in premises]
+    own = {m.group() for m in _NUMBER.finditer(text)} | premises
+    others = [m for m in _NUMBER.finditer(vocabulary) if m.group() not in own]
+    for m in stated:
+        if others and m.group() in {n.group() for n in _NUMBER.finditer(vocabulary)}:
+            other = min(others, key=lambda n: _value_distance(m, text, n, vocabulary))
+            foils.append(text[:m.start()] + other.group() + text[m.end():])
+    return list(dict.fromkeys(f for f in foils if f != text))
+
+
+def _value_distance(number: re.Match, text: str, other: re.Match, vocabulary: str) -> tuple[bool, float]:
+    """How far another value is from a stated one: a value with another unit after it (the
+    "1947" of "1947-50" for "13 days") comes after every value with the same unit ("10%" for
+    "90%"), then the nearer in ratio comes first."""
+    a, b = float(number.group()), float(other.group())
+    ratio = abs(math.log((a or 0.5) / (b or 0.5)))
+    return _unit_after(number, text) != _unit_after(other, vocabulary), ratio
+
+
+def _unit_after(number: re.Match, text: str) -> str:
+    """What follows a number, roughly its unit: the first character of the next word ("%", "-", "d")."""
+    after = text[number.end():].split()
+    return after[0][:1] if after else ""
 
 
 def foils_of(text: str, most: int = 2, vocabulary: str = "") -> list[str]:

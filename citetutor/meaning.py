@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.evidence import Sentence
-from citetutor.foils import foils_of, swapped_back
+from citetutor.foils import exchanged, foils_of, swapped_back
 from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
@@ -59,31 +59,39 @@ class Judgement:
         return self.flipped is None or self.flipped > self.min_margin
 
 
-def claim_foils(claim: str, cited: list[str], question: str, evidence: list[str]) -> tuple[list[str], list[str]]:
+def claim_foils(claim: str, cited: list[str], question: str,
+                evidence: list[str]) -> tuple[list[str], list[str], list[str]]:
     """A claim's code-made wrong twins: the cited sentences' own words put back where the claim
-    borrowed a word from the question or another sentence, and the claim's flips, closest first."""
-    return swapped_back(claim, cited, question, evidence), _closest_foils(claim, " ".join(cited))
+    borrowed a word from the question or another sentence, the claim's flips, closest first,
+    and its exchanges (two of its terms or values swapped, `foils.exchanged`)."""
+    joined = " ".join(cited)
+    return (swapped_back(claim, cited, question, evidence), _closest_foils(claim, joined),
+            exchanged(claim, joined, question))
 
 
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
-                cited: list[int], words_held: bool = True, foils: list[str] | None = None) -> Judgement:
+                cited: list[int], words_held: bool = True, foils: list[str] | None = None,
+                exchanges: list[str] | None = None) -> Judgement:
     """Whether the cited sentences state `claim` (asked when their words do not hold it), and
     state it rather than its flip (asked when code can flip it); `Judgement.holds` decides.
-    `foils` are `claim_foils`, swapped back first, when the caller has made them already."""
+    `foils` (swapped back first) and `exchanges` are `claim_foils`, when the caller has made
+    them already. An exchange is weighed besides the other foils, never instead of one, so
+    it can only add a reason to refuse."""
     labels = " and ".join(f"S{n}" for n in cited)
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)
     if foils is None:
-        swapped, flips = claim_foils(claim, [by_number[n].text for n in cited], question,
-                                     [s.text for s in sentences])
-        foils = swapped + flips
+        swapped, flips, made = claim_foils(claim, [by_number[n].text for n in cited], question,
+                                           [s.text for s in sentences])
+        foils, exchanges = swapped + flips, made if exchanges is None else exchanges
+    extra = [e for e in (exchanges or [])[:1] if e not in foils[:MAX_FOILS]]
     stated = None
     if not words_held or not foils:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
         yes, no = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
                           YES_NO, StatedOrNot, "stated", ("Yes", "No"))
         stated = yes - no
-        if stated <= 0 or not foils:
+        if stated <= 0 or not (foils or extra):
             return Judgement(asked=1, stated=stated)
     asked = 1 if stated is not None else 0
     restate = getattr(judge, "statement_logprobs", None)
@@ -94,14 +102,27 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     if restate is not None and words_held:
         return _likelier_than_flips(restate, draft_messages(
             sentences, question, prompts.JUDGE_RESTATE.format(labels=labels, cited=quoted)),
-            claim, foils[:MAX_FOILS], asked, stated)
-    foil, flipped = foils[0], 0.0
+            claim, foils[:MAX_FOILS] + extra, asked, stated)
+    margins: list[tuple[float, str]] = []
+    for foil in [*foils[:1], *extra]:  # the claim must win each choice: the closest call decides
+        margins.append((_picked_over(judge, sentences, question, labels, quoted, claim, foil), foil))
+        if margins[-1][0] <= MIN_FLIP_MARGIN:
+            break
+    flipped, foil = min(margins)
+    return Judgement(foil, asked + 2 * len(margins), stated, flipped)
+
+
+def _picked_over(judge: ChatModel, sentences: list[Sentence], question: str, labels: str, quoted: str,
+                 claim: str, foil: str) -> float:
+    """Log-odds that the judge picks the claim over the foil as what the cited sentences state,
+    averaged over both orders."""
+    flipped = 0.0
     for first, second, claim_at in ((claim, foil, 0), (foil, claim, 1)):
         task = prompts.JUDGE_CHOICE.format(labels=labels, cited=quoted, a=first, b=second)
         scores = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_CHOICE_PREFIX,
                          LETTERS, PickedStatement, "statement", ("A", "B"))
         flipped += (scores[claim_at] - scores[1 - claim_at]) / 2
-    return Judgement(foil, asked + 2, stated, flipped)
+    return flipped
 
 
 def _likelier_than_flips(restate, messages: list[dict], claim: str, foils: list[str], asked: int,

@@ -372,7 +372,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
              for number, claim in enumerate(draft.claims, start=1)}
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
               if number in uncovered
-              or (foils[number][1] and not verbatim(claim, sentences))
+              or ((foils[number][1] or foils[number][2]) and not verbatim(claim, sentences))
               or foils[number][0]]
     if not judged:
         return
@@ -383,7 +383,8 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
         reason = Reason.UNCOVERED_CLAIM if number in uncovered else Reason.UNSUPPORTED_CLAIM
         verdict = _judged(gate, trace, attempt, reason, seen, partial(
             judge_claim, gate.meaning_judge, sentences, question, claim.text, claim.sentences,
-            words_held=number not in uncovered, foils=[*foils[number][0], *foils[number][1]]))
+            words_held=number not in uncovered, foils=[*foils[number][0], *foils[number][1]],
+            exchanges=foils[number][2]))
         if not verdict.holds:
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
 

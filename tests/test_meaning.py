@@ -2,7 +2,15 @@
 
 import re
 
-from citetutor.foils import antonym_flips, foils_of, number_flips, polarity_conflict, prefix_flips, swapped_back
+from citetutor.foils import (
+    antonym_flips,
+    exchanged,
+    foils_of,
+    number_flips,
+    polarity_conflict,
+    prefix_flips,
+    swapped_back,
+)
 from citetutor.meaning import judge_claim
 from citetutor.models.base import Choice
 from citetutor.parts import closest_part, question_parts, uncovered_parts
@@ -296,3 +304,62 @@ def test_the_flip_test_counts_a_typographic_negation_taken_out_as_a_negation_fli
     sentences = numbered("Entropy doesn’t change in a reversible cycle.")
     made = flips("Entropy doesn’t change in a reversible cycle.", sentences, [1])
     assert made["negation"] == "Entropy does change in a reversible cycle."
+
+
+def test_an_exchange_swaps_both_words_of_an_opposite_pair_or_a_value_for_the_sentences_other_one():
+    assert exchanged("Speak more on hard points and less on easy ones.", "") == [
+        "Speak less on hard points and more on easy ones."]
+    sentence = "The impact of a speaker is 90% delivery and 10% content."
+    assert exchanged("90% of the impact comes from the content.", sentence) == [
+        "10% of the impact comes from the content."]
+    assert exchanged("The impact is 90% delivery and 10% content.", sentence) == [], \
+        "no other value of the sentence to put in"
+    assert exchanged("It is hot, and it is not cold.", "") == ["It is cold, and it is not hot."]
+    assert exchanged("The gas is hot and the gas is not dense.", "") == [], "one word of a pair, or an auxiliary"
+
+
+class TableJudge:
+    """A judge that finds every claim stated and picks, of two statements, the one scored higher."""
+
+    name = "test:table"
+
+    def __init__(self, scores: dict[str, float]):
+        self.scores, self.choices = scores, 0
+
+    def chat_json(self, messages, schema):
+        raise AssertionError("scores from log-probabilities")
+
+    def choice_logprobs(self, messages, prefix, options):
+        if options[0].strip() == "Yes":
+            return Choice([0.0, -2.0], self.name)
+        self.choices += 1
+        task = messages[-1]["content"]
+        a, b = task.split("\nA: ")[1].split("\n")[0], task.split("\nB: ")[1].split("\n")[0]
+        return Choice([self.scores.get(a, 0.0), self.scores.get(b, 0.0)], self.name)
+
+
+def test_a_claim_that_beats_its_flip_but_loses_to_its_exchange_does_not_hold():
+    sentences = numbered("Listeners keep more of the delivery and less of the content.")
+    claim = "An audience keeps more of the content and less of the delivery."
+    truth = "An audience keeps less of the content and more of the delivery."
+    judge = TableJudge({claim: 1.0, truth: 3.0})  # every one-word flip scores 0
+    verdict = judge_claim(judge, sentences, "What sticks?", claim, [1], words_held=False)
+    assert not verdict.holds and verdict.foil == truth and judge.choices == 4, \
+        "the flip's choice, in both orders, then the exchange's"
+    right = judge_claim(TableJudge({truth: 1.0}), sentences, "What sticks?", truth, [1], words_held=False)
+    assert right.holds and right.asked == 5, "stated, then both choices won"
+
+
+def test_a_value_the_question_gives_is_a_premise_and_never_exchanged():
+    sentence = "At 30 degrees altitude the airmass is 2 , at 90 degrees it is 1 , overhead."
+    claim = "At 30 degrees up the light goes through an airmass of 2 , twice as much."
+    assert exchanged(claim, sentence, "If my target is 30 degrees up, how much air?") == [
+        "At 30 degrees up the light goes through an airmass of 1 , twice as much."]
+
+
+def test_the_flip_test_makes_an_exchange_of_two_terms_as_its_own_kind():
+    from citetutor.devtools.fliptest import KINDS, flips
+    sentences = numbered("Go slower on complex content and faster on simple points.")
+    made = flips("Go faster on complex content and slower on simple points.", sentences, [1])
+    assert "exchange" in KINDS
+    assert made["exchange"] == "Go slower on complex content and faster on simple points."

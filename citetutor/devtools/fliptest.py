@@ -3,8 +3,8 @@
 For each supported question the real drafter writes a draft; a draft the answer key grades
 correct is kept. From its first claim code makes wrong twins: a swapped sign or antonym, an
 inserted or removed negation, a changed number, a swapped subject, a neighbouring
-sentence's statement under the same citations, and a word swapped for its opposite-prefixed
-twin in the evidence. Each goes through the gate's checks (code
+sentence's statement under the same citations, a word swapped for its opposite-prefixed
+twin in the evidence, and two terms or values exchanged. Each goes through the gate's checks (code
 checks, blind agreement, meaning judge) with the real verifier's blind solve, as a scripted
 draft would. Reported: the share of wrong drafts caught, per kind, and the share of the
 correct drafts rejected. A benchmark, never a test: it needs the real models.
@@ -22,11 +22,11 @@ from citetutor import tutor
 from citetutor.checks import Rejected, guard, recited
 from citetutor.devtools.evaluation import CORRECT, SUPPORTED, QuestionSet, ingest_set
 from citetutor.evidence import Sentence, stems
-from citetutor.foils import antonym_flips, negation_count, number_flips, prefix_flips
+from citetutor.foils import antonym_flips, exchanged, negation_count, number_flips, prefix_flips
 from citetutor.retrieval import Scope
 from citetutor.schemas import BlindSolve, Claim, Draft
 
-KINDS = ("sign", "negation", "number", "subject", "neighbour", "prefix")
+KINDS = ("sign", "negation", "number", "subject", "neighbour", "prefix", "exchange")
 
 
 @dataclass
@@ -56,7 +56,7 @@ class FlipReport:
         return sum(bool(t.reason) for t in made), len(made)
 
 
-def flips(claim: str, sentences: list[Sentence], cited: list[int]) -> dict[str, str]:
+def flips(claim: str, sentences: list[Sentence], cited: list[int], question: str = "") -> dict[str, str]:
     """The wrong twins of `claim` that code can make, at most one per kind."""
     made: dict[str, str] = {}
     for foil in antonym_flips(claim):
@@ -76,6 +76,12 @@ def flips(claim: str, sentences: list[Sentence], cited: list[int]) -> dict[str, 
     twins = [f for f in prefix_flips(claim, " ".join(s.text for s in sentences)) if f not in made.values()]
     if twins:
         made["prefix"] = twins[0]
+    # Two terms or values of the claim exchanged ("more X, less Y" as "less X, more Y"; the
+    # cited sentence's other percentage): each fact paired with the other's term.
+    cited_text = " ".join(s.text for s in sentences if s.number in cited)
+    swaps = [f for f in exchanged(claim, cited_text, question) if f not in made.values()]
+    if swaps:
+        made["exchange"] = swaps[0]
     return made
 
 
@@ -118,7 +124,7 @@ def run_flips(pipe, qset: QuestionSet, on_trial=lambda t: None) -> FlipReport:
                 trace.finish("refused", None, 1)
                 continue
             solved = tutor.solve_blind(gate, trace, case.question, sentences)
-            flipped = flips(draft.claims[0].text, sentences, draft.claims[0].sentences).items()
+            flipped = flips(draft.claims[0].text, sentences, draft.claims[0].sentences, case.question).items()
             trials = [("correct", draft)] + [(kind, wrong) for kind, text in flipped
                                              if (wrong := _with_first_claim(draft, text)) is not None]
             for kind, candidate in trials:
