@@ -8,7 +8,6 @@ an inserted or removed negation, a changed number.
 
 from __future__ import annotations
 
-import math
 import re
 from difflib import SequenceMatcher
 
@@ -155,8 +154,10 @@ def exchanged(text: str, vocabulary: str, given: str = "") -> list[str]:
     One flipped word makes a claim contradict itself ("slower on complex points and slower on
     simple ones"), which a judge rejects as easily as the claim's truth; the error a drafter
     makes is the exchange: each fact paired with the other's term, or the sentence's other
-    value ("90% ... content" where it says 90% delivery and 10% content). A value `given` (the
-    question's "30 degrees up") is the premise, not the answer: it is neither changed nor put in.
+    value ("90% ... content" where it says 90% delivery and 10% content): of the sentence's
+    values with the most of the same label and unit, the nearest to the one stated ("$36" for
+    "$24" in "cost $36, profit $24 at Q=6", not the "6"). A value `given` (the question's "30
+    degrees up") is the premise, not the answer: it is neither changed nor put in.
     """
     foils = []
     words = list(_WORD.finditer(text))
@@ -171,29 +172,26 @@ def exchanged(text: str, vocabulary: str, given: str = "") -> list[str]:
                              + text[second.end():])
                 break
     premises = {m.group() for m in _NUMBER.finditer(given)}
-    stated = [m for m in _NUMBER.finditer(text) if m.group() not in premises]
+    values = list(_NUMBER.finditer(vocabulary))
     own = {m.group() for m in _NUMBER.finditer(text)} | premises
-    others = [m for m in _NUMBER.finditer(vocabulary) if m.group() not in own]
-    for m in stated:
-        if others and m.group() in {n.group() for n in _NUMBER.finditer(vocabulary)}:
-            other = min(others, key=lambda n: _value_distance(m, text, n, vocabulary))
-            foils.append(text[:m.start()] + other.group() + text[m.end():])
+    for m in _NUMBER.finditer(text):
+        source = next((v for v in values if v.group() == m.group()), None)
+        others = [v for v in values if v.group() not in own]
+        if m.group() in premises or source is None or not others:
+            continue
+        kind = _kind(source, vocabulary)
+        other = min(others, key=lambda v: (sum(a != b for a, b in zip(_kind(v, vocabulary), kind)),
+                                           abs(v.start() - source.start())))
+        foils.append(text[:m.start()] + other.group() + text[m.end():])
     return list(dict.fromkeys(f for f in foils if f != text))
 
 
-def _value_distance(number: re.Match, text: str, other: re.Match, vocabulary: str) -> tuple[bool, float]:
-    """How far another value is from a stated one: a value with another unit after it (the
-    "1947" of "1947-50" for "13 days") comes after every value with the same unit ("10%" for
-    "90%"), then the nearer in ratio comes first."""
-    a, b = float(number.group()), float(other.group())
-    ratio = abs(math.log((a or 0.5) / (b or 0.5)))
-    return _unit_after(number, text) != _unit_after(other, vocabulary), ratio
-
-
-def _unit_after(number: re.Match, text: str) -> str:
-    """What follows a number, roughly its unit: the first character of the next word ("%", "-", "d")."""
-    after = text[number.end():].split()
-    return after[0][:1] if after else ""
+def _kind(number: re.Match, text: str) -> tuple[str, str]:
+    """What is attached to a number, roughly its label and unit: ("AM=", "") for "AM=1.3 h",
+    ("", "%") for "90%", ("$", "") for "$24,", ("", "degrees") for "90 degrees"."""
+    before = re.search(r"\S*$", text[:number.start()])
+    unit = re.match(r"[%‰°]|[^\W\d_]+|\s+([^\W\d_]+)\b", text[number.end():])
+    return (before.group() if before else ""), (unit.group(1) or unit.group()) if unit else ""
 
 
 def foils_of(text: str, most: int = 2, vocabulary: str = "") -> list[str]:

@@ -312,6 +312,8 @@ def test_an_exchange_swaps_both_words_of_an_opposite_pair_or_a_value_for_the_sen
     sentence = "The impact of a speaker is 90% delivery and 10% content."
     assert exchanged("90% of the impact comes from the content.", sentence) == [
         "10% of the impact comes from the content."]
+    assert exchanged("The monopolist makes $24 of profit.", "Revenue $60, cost $36, profit $24 at Q=6") == [
+        "The monopolist makes $36 of profit."], "a value with the same label, not the nearest number"
     assert exchanged("The impact is 90% delivery and 10% content.", sentence) == [], \
         "no other value of the sentence to put in"
     assert exchanged("It is hot, and it is not cold.", "") == ["It is cold, and it is not hot."]
