@@ -174,9 +174,9 @@ def exchanged(text: str, vocabulary: str, given: str = "") -> list[str]:
     premises = {m.group() for m in _NUMBER.finditer(given)}
     values = list(_NUMBER.finditer(vocabulary))
     own = {m.group() for m in _NUMBER.finditer(text)} | premises
+    others = [v for v in values if v.group() not in own]
     for m in _NUMBER.finditer(text):
         source = next((v for v in values if v.group() == m.group()), None)
-        others = [v for v in values if v.group() not in own]
         if m.group() in premises or source is None or not others:
             continue
         kind = _kind(source, vocabulary)
