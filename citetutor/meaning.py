@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.evidence import Sentence
-from citetutor.foils import exchanged, foils_of, swapped_back
+from citetutor.foils import FLAT_WORDS, exchanged, foils_of, swapped_back
 from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
@@ -34,6 +34,7 @@ MIN_FLIP_MARGIN = 0.3
 # by this much (log-probability of the whole statement, in nats).
 MIN_LIKELIHOOD_MARGIN = 1.0
 MAX_FOILS = 3  # flips of a claim a likelihood judge reads (each costs the claim's tokens once more)
+MIN_PAIRED_RUN = 3  # words a copied run needs to carry its sentence's pairing ("90%" alone does not)
 LETTERS = (" A", " B")
 YES_NO = (" Yes", " No")
 
@@ -66,7 +67,21 @@ def claim_foils(claim: str, cited: list[str], question: str,
     and its exchanges (two of its terms or values swapped, `foils.exchanged`)."""
     joined = " ".join(cited)
     return (swapped_back(claim, cited, question, evidence), _closest_foils(claim, joined),
-            exchanged(claim, joined, question))
+            [] if _copied_run(claim, cited) else exchanged(claim, joined, question))
+
+
+def _copied_run(claim: str, cited: list[str]) -> bool:
+    """Whether the claim is a run of words of one cited sentence, in its order: it keeps the
+    sentence's own pairing of terms and values, so it has nothing to exchange ("Chapter 6
+    Central Motion" from a sentence that also holds "6.1" is not "Chapter 6.1 ...")."""
+    words = [w.lower() for w in FLAT_WORDS.findall(claim)]
+    if len(words) < MIN_PAIRED_RUN:
+        return False
+    for sentence in cited:
+        held = [w.lower() for w in FLAT_WORDS.findall(sentence)]
+        if any(held[i:i + len(words)] == words for i in range(len(held) - len(words) + 1)):
+            return True
+    return False
 
 
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,

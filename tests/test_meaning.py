@@ -365,3 +365,11 @@ def test_the_flip_test_makes_an_exchange_of_two_terms_as_its_own_kind():
     made = flips("Go faster on complex content and slower on simple points.", sentences, [1])
     assert "exchange" in KINDS
     assert made["exchange"] == "Go slower on complex content and faster on simple points."
+
+
+def test_a_claim_copied_in_order_from_its_sentence_keeps_its_pairing_and_gets_no_exchange():
+    from citetutor.meaning import claim_foils
+    sentence = "Chapter 6 Central Motion, section 6.1: the impact is 90% delivery and 10% content."
+    assert claim_foils("Chapter 6 Central Motion", [sentence], "Which chapter?", [sentence])[2] == []
+    assert claim_foils("Content is 90% of the impact.", [sentence], "How much?", [sentence])[2] == [
+        "Content is 10% of the impact."], "the same value in another order is exchanged"
