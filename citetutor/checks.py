@@ -7,7 +7,14 @@ import re
 import unicodedata
 
 from citetutor.evidence import NUMBER_WORDS, Sentence, stems
-from citetutor.foils import FLAT_WORDS, negating, negation_conflict, negation_count, polarity_conflict
+from citetutor.foils import (
+    flat_words,
+    negating,
+    negation_conflict,
+    negation_count,
+    polarity_conflict,
+    run_starts,
+)
 from citetutor.formulas import unstated_formulas
 from citetutor.models.base import Embedder
 from citetutor.schemas import BlindSolve, Claim, Draft
@@ -183,15 +190,14 @@ def verbatim(claim: Claim, sentences: list[Sentence]) -> bool:
     """Whether a claim is a run of at least six words of its cited sentences, word for word,
     not cut from behind a negation: it then says what they say, and a foil judge has nothing to
     decide (the 1.5B gave a copied sentence only 0.29 nats over its own negation)."""
-    words = [w.lower() for w in FLAT_WORDS.findall(claim.text)]
+    words = flat_words(claim.text)
     if len(words) < MIN_VERBATIM_WORDS:
         return False
     for sentence in sentences:
         if sentence.number not in claim.sentences:
             continue
-        held = [w.lower() for w in FLAT_WORDS.findall(sentence.text)]
-        if any(held[start:start + len(words)] == words and not _negated(held[:start])
-               for start in range(len(held) - len(words) + 1)):
+        held = flat_words(sentence.text)
+        if any(not _negated(held[:start]) for start in run_starts(words, held)):
             return True
     return False
 

@@ -175,12 +175,13 @@ def exchanged(text: str, vocabulary: str, given: str = "") -> list[str]:
     values = list(_NUMBER.finditer(vocabulary))
     own = {m.group() for m in _NUMBER.finditer(text)} | premises
     others = [v for v in values if v.group() not in own]
+    kinds = {v.start(): _kind(v, vocabulary) for v in values}
     for m in _NUMBER.finditer(text):
         source = next((v for v in values if v.group() == m.group()), None)
         if m.group() in premises or source is None or not others:
             continue
-        kind = _kind(source, vocabulary)
-        other = min(others, key=lambda v: (sum(a != b for a, b in zip(_kind(v, vocabulary), kind)),
+        kind = kinds[source.start()]
+        other = min(others, key=lambda v: (sum(a != b for a, b in zip(kinds[v.start()], kind)),
                                            abs(v.start() - source.start())))
         foils.append(text[:m.start()] + other.group() + text[m.end():])
     return list(dict.fromkeys(f for f in foils if f != text))
@@ -255,6 +256,16 @@ def _denied_and_said(text: str) -> tuple[set[str], set[str]]:
             reach = max(reach - 1, 0)
             target.update(stems(word))
     return denied, said
+
+
+def flat_words(text: str) -> list[str]:
+    """A text's words, lower-cased, as the checks for copied runs compare them."""
+    return [w.lower() for w in FLAT_WORDS.findall(text)]
+
+
+def run_starts(words: list[str], held: list[str]) -> list[int]:
+    """Where `words` occurs in `held` as a run, word for word (the start of each occurrence)."""
+    return [start for start in range(len(held) - len(words) + 1) if held[start:start + len(words)] == words]
 
 
 def negating(word: str) -> bool:

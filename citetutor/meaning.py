@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.evidence import Sentence
-from citetutor.foils import FLAT_WORDS, exchanged, foils_of, swapped_back
+from citetutor.foils import exchanged, flat_words, foils_of, run_starts, swapped_back
 from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
@@ -74,14 +74,8 @@ def _copied_run(claim: str, cited: list[str]) -> bool:
     """Whether the claim is a run of words of one cited sentence, in its order: it keeps the
     sentence's own pairing of terms and values, so it has nothing to exchange ("Chapter 6
     Central Motion" from a sentence that also holds "6.1" is not "Chapter 6.1 ...")."""
-    words = [w.lower() for w in FLAT_WORDS.findall(claim)]
-    if len(words) < MIN_PAIRED_RUN:
-        return False
-    for sentence in cited:
-        held = [w.lower() for w in FLAT_WORDS.findall(sentence)]
-        if any(held[i:i + len(words)] == words for i in range(len(held) - len(words) + 1)):
-            return True
-    return False
+    words = flat_words(claim)
+    return len(words) >= MIN_PAIRED_RUN and any(run_starts(words, flat_words(sentence)) for sentence in cited)
 
 
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
@@ -98,7 +92,9 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     if foils is None:
         swapped, flips, made = claim_foils(claim, [by_number[n].text for n in cited], question,
                                            [s.text for s in sentences])
-        foils, exchanges = swapped + flips, made if exchanges is None else exchanges
+        foils = swapped + flips
+        if exchanges is None:
+            exchanges = made
     extra = [e for e in (exchanges or [])[:1] if e not in foils[:MAX_FOILS]]
     stated = None
     if not words_held or not foils:
