@@ -270,24 +270,16 @@ def recited(question: str, draft: Draft, sentences: list[Sentence], min_topic: f
     answer about another step. Never to a sentence added to its own: joined so, "Yes, fitness
     means being strong and surviving" found "strong" in an example about exercise. Nothing else
     changes: the claim then goes through every check as if the drafter had cited it so, the
-    flip judge included.
-
-    A claim whose words another sentence holds far better than its own (`words_elsewhere`) is
-    re-cited there too, though not every word is in it: told "Claim 1 is what S7 says", the
-    1.5B did not cite that sentence in any of 5 retries on two tuning sets, and the answer
-    ("NMR and crystallography disagree ... because different measurement techniques probe
-    different length scales") was refused. The words it lacks then go to the meaning judge,
-    as for any paraphrase; a claim mostly from the model's own knowledge shares too few words
-    with any one sentence to be moved.
+    flip judge included. Partly held words are never re-cited (a claim from the model's own
+    knowledge often shares words with some sentence); those still get only a pointer.
     """
     claims = []
     for claim in draft.claims:
         new = new_words(claim.text, question)
         enough = len(new) >= MIN_RECITED_WORDS or new <= numbers_in(claim.text)
         if enough and not new <= stems_of(claim.sentences, sentences):
-            about = [s for s in sentences if s.cosine >= min_topic]
-            source = next((s for s in about if s.number not in claim.sentences
-                           and new <= set(stems(s.text))), None) or words_elsewhere(claim, new, about, sentences)
+            source = next((s for s in sentences if s.number not in claim.sentences
+                           and s.cosine >= min_topic and new <= set(stems(s.text))), None)
             if source:
                 claim = claim.model_copy(update={"sentences": [source.number]})
         claims.append(claim)
@@ -336,27 +328,17 @@ def pointer(sentence: Sentence) -> str:
 WORDS_ELSEWHERE = 0.25
 
 
-def words_elsewhere(claim: Claim, new: set[str], candidates: list[Sentence],
-                    sentences: list[Sentence]) -> Sentence | None:
-    """The candidate sentence, not cited by the claim, holding far more of its new words than
-    its cited sentences do, and most of them (the most of all, first on a tie); or None."""
-    own = len(new & stems_of(claim.sentences, sentences)) / len(new)
-    shares = [(len(new & set(stems(s.text))) / len(new), -s.number, s) for s in candidates
-              if s.number not in claim.sentences]
-    best = max(shares, default=None, key=lambda share: share[:2])
-    return best[2] if best and best[0] >= max(0.6, own + WORDS_ELSEWHERE) else None
-
-
 def _guard_words_elsewhere(number: int, claim: Claim, new: set[str], sentences: list[Sentence]) -> None:
     """A claim whose words another sentence holds far better than its own is mis-cited, not a
     paraphrase: the judge once found a slide's bare headings to state what the next page of the
-    build adds, and the answer cited the page without it. (`recited` moves such a claim to that
-    sentence when it is about the question; this refuses the rest.)"""
-    sentence = words_elsewhere(claim, new, sentences, sentences)
-    if sentence is not None:
-        raise Rejected(Reason.UNCOVERED_CLAIM,
-                       f"Claim {number} is what {sentence.label} says, not what "
-                       f"{', '.join(f'S{n}' for n in claim.sentences)} say.")
+    build adds, and the answer cited the page without it."""
+    own = len(new & stems_of(claim.sentences, sentences)) / len(new)
+    for sentence in sentences:
+        share = len(new & set(stems(sentence.text))) / len(new)
+        if sentence.number not in claim.sentences and share >= max(0.6, own + WORDS_ELSEWHERE):
+            raise Rejected(Reason.UNCOVERED_CLAIM,
+                           f"Claim {number} is what {sentence.label} says, not what "
+                           f"{', '.join(f'S{n}' for n in claim.sentences)} say.")
 
 
 # A claim this much closer in meaning (cosine) to an uncited sentence than to its own is that

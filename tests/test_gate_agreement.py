@@ -370,28 +370,6 @@ def test_code_recites_a_claim_only_to_a_sentence_holding_every_word_it_adds():
     assert recited("How much profit does the monopolist make?", profit, money, 0.45).claims[0].sentences == [2]
 
 
-def test_a_claim_whose_words_another_sentence_holds_far_better_is_recited_there_if_it_is_about_the_question():
-    """Told "Claim 1 is what S1 says", the 1.5B cited its old sentences again; code moves the
-    claim itself, and the word that sentence lacks ("rely") is then the meaning judge's to check."""
-    from citetutor.checks import Rejected, guard
-    sentences = numbered("Local vs Average structure Different measurement techniques probe different length "
-                         "scales", "NMR sees the local environment of each lithium atom", cosine=0.6)
-    question = "Why would NMR and crystallography disagree about where the lithium atoms are?"
-    claim = "They rely on different measurement techniques that probe different length scales."
-    draft = Draft(claims=[Claim(text=claim, sentences=[2])])
-    moved = recited(question, draft, sentences, 0.45)
-    assert moved.claims[0].sentences == [1]
-    assert guard(question, moved, sentences, 0.4, 0.45, "explain") == [1], "'rely' goes to the judge"
-    with pytest.raises(Rejected, match="uncovered_claim"):
-        guard(question, draft, sentences, 0.4, 0.45, "explain")  # as the drafter cited it
-    far = numbered(sentences[0].text, sentences[1].text, cosine=0.3)
-    assert recited(question, draft, far, 0.45) == draft, "a sentence not about the question is no source"
-    # A claim mostly in the model's own words shares too few with any one sentence to be moved.
-    own = Draft(claims=[Claim(text="Crystallography averages over long range order while NMR probes "
-                              "each nucleus with radio waves.", sentences=[2])])
-    assert recited(question, own, sentences, 0.45) == own
-
-
 def test_the_same_value_or_the_blind_answers_words_agree_by_content_but_another_value_or_a_negation_does_not():
     from citetutor.checks import agrees_with_blind, same_content
     from citetutor.schemas import BlindSolve
