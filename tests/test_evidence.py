@@ -36,6 +36,23 @@ def test_abbreviations_and_decimals_do_not_split():
         "The value is 3.14 rad when e.g. the wheel turns once more."]
 
 
+def test_an_abbreviation_before_a_capital_or_digit_does_not_end_the_sentence():
+    """From the batteries lecture: cut after "(e.g.", neither piece said which technique gives
+    the local picture, and the sentence holding the answer fell below the topic floor."""
+    text = ("Local vs Average structure: the picture from crystallography is an average, while other "
+            "techniques (e.g. NMR) give a more local picture. Data of Smith et al. (2021) agree with this local picture. "
+            "The diagram is shown in Fig. 2.1 and the cipher follows the SPN approach (AES, cf. Fig. 2.3). "
+            "Method of Agreement vs. Method of Difference, i.e. Mill's two methods of comparison. "
+            "A new sentence starts here.")
+    assert pieces(text) == [
+        "Local vs Average structure: the picture from crystallography is an average, while other "
+        "techniques (e.g. NMR) give a more local picture.",
+        "Data of Smith et al. (2021) agree with this local picture.",
+        "The diagram is shown in Fig. 2.1 and the cipher follows the SPN approach (AES, cf. Fig. 2.3).",
+        "Method of Agreement vs. Method of Difference, i.e. Mill's two methods of comparison.",
+        "A new sentence starts here."]
+
+
 def test_slide_bullets_and_q_and_a_lines_start_sentences():
     text = ("Outline of the lecture on arrays and lists\n1) Storing and accessing sequential data\n"
             "2) Temporarily storing objects in a buffer\nQ: What is meant by being indexable?\n"
