@@ -40,7 +40,8 @@ def test_an_abbreviation_before_a_capital_or_digit_does_not_end_the_sentence():
     """From the batteries lecture: cut after "(e.g.", neither piece said which technique gives
     the local picture, and the sentence holding the answer fell below the topic floor."""
     text = ("Local vs Average structure: the picture from crystallography is an average, while other "
-            "techniques (e.g. NMR) give a more local picture. Data of Smith et al. (2021) agree with this local picture. "
+            "techniques (e.g. NMR) give a more local picture. "
+            "Data of Smith et al. (2021) agree with this local picture. "
             "The diagram is shown in Fig. 2.1 and the cipher follows the SPN approach (AES, cf. Fig. 2.3). "
             "Method of Agreement vs. Method of Difference, i.e. Mill's two methods of comparison. "
             "A new sentence starts here.")
