@@ -40,7 +40,9 @@ _NEGATED = {"is not": "is", "are not": "are", "does not": "does", "do not": "do"
 _NEGATION_PATTERNS = {phrase: re.compile(r"\b" + re.escape(phrase).replace("'", "['’]") + r"\b", re.IGNORECASE)
                       for phrase in _NEGATED}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+# A number, not a piece of one ("1.2.3", "x2"); a full stop after it ends the sentence: "sold in
+# 1991." had no number flip and no exchange, so a wrong year at the end of a claim went unchecked.
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\d)")
 
 
 def _cased(replacement: str, original: str) -> str:

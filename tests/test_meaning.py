@@ -26,6 +26,11 @@ def test_foils_flip_one_word_each_and_the_sharpest_first():
     assert "Melting requires heat, so the entropy of transition is negative." in foils_of(SIGN)
     assert foils_of("A monopolist is a price maker.")[0] == "A monopolist is a price taker."
     assert number_flips("Measure tails after 100 generations.") == ["Measure tails after 200 generations."]
+    # A number that ends the sentence is flipped too, and exchanged for the sentence's other value.
+    assert number_flips("Sony first sold them in 1991.") == ["Sony first sold them in 3982."]
+    assert exchanged("The monopolist makes $24.", "Cost is $36 and profit is $24 at Q=6.") == [
+        "The monopolist makes $36."]
+    assert number_flips("Version 1.2.3 is out") == [], "a piece of a dotted number is not a number"
     assert foils_of("Photosynthesis uses light.") == []
 
 
