@@ -85,6 +85,19 @@ def _denied(text: str) -> list[str]:
 _YES_NO = re.compile(r"^(\W*)(yes|no)\b", re.IGNORECASE)
 
 
+def opposite_answer(text: str) -> str:
+    """The other answer to a "Yes"/"No" statement ("" if it is none): a "Yes" denied whole, so
+    the rest is untouched ("No, it is not true that everyone ends up infected ...", where a
+    word flip made "No, everyone ends up infected ..., and it cannot be determined ..."), a
+    "No" with its sharpest flip, its negation taken out ("Yes, heat does flow ...")."""
+    m = _YES_NO.match(text)
+    if not m:
+        return ""
+    if m.group(2).lower() == "yes":
+        return next(iter(_denied(text)), "")
+    return next(iter(foils_of(text, most=1)), "")
+
+
 def _answer_flipped(foil: str) -> str:
     """A foil of a yes/no answer with its "Yes" or "No" flipped too.
 

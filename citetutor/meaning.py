@@ -13,13 +13,13 @@ reuses the drafter's KV cache and reads only the statements.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.evidence import Sentence
-from citetutor.foils import exchanged, flat_words, foils_of, run_starts, swapped_back
+from citetutor.foils import exchanged, flat_words, foils_of, opposite_answer, run_starts, swapped_back
 from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
@@ -85,7 +85,49 @@ def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, clai
     state it rather than its flip (asked when code can flip it); `Judgement.holds` decides.
     `foils` (swapped back first) and `exchanges` are `claim_foils`, when the caller has made
     them already. An exchange is weighed besides the other foils, never instead of one, so
-    it can only add a reason to refuse."""
+    it can only add a reason to refuse. A "Yes" or "No" answer must also be found stated
+    more firmly than its opposite answer (`_answer_stated_over_opposite`)."""
+    verdict = _judged_claim(judge, sentences, question, claim, cited, words_held, foils, exchanges)
+    opposite = opposite_answer(claim)
+    if not verdict.holds or not opposite:
+        return verdict
+    return _answer_stated_over_opposite(judge, sentences, question, claim, opposite, cited, verdict)
+
+
+def _answer_stated_over_opposite(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
+                                 opposite: str, cited: list[int], verdict: Judgement) -> Judgement:
+    """A yes/no answer held against the opposite answer, each asked "does S state this?".
+
+    Read as whole statements, "Yes, the distance between San Diego and Seattle is right on an
+    azimuthal equidistant map" beat "No, ... is not right" by 1.1 nats where the cited sentence
+    says "it does not show the correct distance between San Diego and Seattle": the shorter,
+    affirmative statement is likelier whatever the sentences say, and a "Yes" that restates
+    the question is made of the question's own words, which every word check accepts. Asked
+    whether the sentence states each, the judge replies with one word either way, so neither
+    answer's length counts: there "No, it is not true that ..." led by 0.97 nats. "Yes,
+    everyone ends up infected in this model" (the notes: some never are) led its denial by
+    0.05, below the margin; the right "No, heat does not flow spontaneously from a cold body
+    to a hotter body" and "Yes, array indexing is zero-based" led by 2.2 and 1.9.
+    """
+    by_number = {s.number: s for s in sentences}
+    labels = " and ".join(f"S{n}" for n in cited)
+    quoted = " ".join(by_number[n].text for n in cited)
+    stated = []
+    for statement in (claim, opposite):
+        task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=statement)
+        yes, no = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
+                          YES_NO, StatedOrNot, "stated", ("Yes", "No"))
+        stated.append(yes - no)
+    lead = stated[0] - stated[1]
+    if lead > MIN_FLIP_MARGIN:
+        return replace(verdict, asked=verdict.asked + 2)
+    return Judgement(opposite, verdict.asked + 2, verdict.stated, lead)
+
+
+def _judged_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
+                  cited: list[int], words_held: bool, foils: list[str] | None,
+                  exchanges: list[str] | None) -> Judgement:
+    """`judge_claim` without the yes/no answer's second reading."""
     labels = " and ".join(f"S{n}" for n in cited)
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)

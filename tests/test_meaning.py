@@ -251,6 +251,44 @@ def test_a_statement_judge_holds_a_claim_only_when_it_is_likelier_than_every_fli
     assert not wrong.holds and wrong.foil == SIGN and wrong.flipped == -3.0
 
 
+MAP = "But it does not show the correct distance between San Diego and Seattle."
+
+
+class AffirmativeJudge(RestatingJudge):
+    """Reads whole statements finding "not" unlikely whatever the sentences say, as the 1.5B
+    did; asked "does S state this?", it answers by whether the statement denies what S denies."""
+
+    def statement_logprobs(self, messages, statements):
+        scored = super().statement_logprobs(messages, statements).logprobs
+        return Choice([score - 4.0 * (" not " in s) for score, s in zip(scored, statements)], self.name)
+
+    def choice_logprobs(self, messages, prefix, options):
+        task = messages[-1]["content"]
+        said, statement = task.split('says: "')[-1].split('"')[0], task.split("Statement: ")[-1].split("\n")[0]
+        denies = " not " in statement or statement.startswith("No,")
+        return Choice([0.5, -0.5] if denies == (" not " in said) else [-0.5, 0.5], self.name)
+
+
+def test_a_yes_that_restates_the_question_must_be_stated_more_firmly_than_the_no():
+    sentences = numbered(MAP)
+    question = "Is the distance between San Diego and Seattle right on this map?"
+    judge = AffirmativeJudge()
+    wrong = "Yes, the distance between San Diego and Seattle is correct."
+    verdict = judge_claim(judge, sentences, question, wrong, [1])
+    assert verdict.foil == "No, it is not true that the distance between San Diego and Seattle is correct."
+    assert not verdict.holds and verdict.flipped == -2.0
+    right = "No, the distance between San Diego and Seattle is not correct."
+    assert not judge_claim(judge, sentences, question, right, [1]).holds, \
+        "read whole, the right answer still loses to the lean (only a reason to refuse is added)"
+    shown = judge_claim(judge, numbered("It shows the correct distance between Washington and Seattle."), question,
+                        "Yes, the distance between Washington and Seattle is correct.", [1])
+    assert shown.holds and shown.asked == 3, "a right Yes: read whole once, then each answer asked"
+    # A claim that is no yes/no answer is not asked again.
+    plain = judge_claim(judge, numbered("Melting a substance requires heat, so the entropy of transition is positive."),
+                        "Why?", SIGN, [1])
+    assert plain.holds and plain.asked == 1
+
+
 class LetterOnlyAfterStatedJudge(RestatingJudge):
     """A statement judge whose A/B letters are recorded: a claim in other words must be read there."""
 
