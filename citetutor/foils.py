@@ -85,6 +85,12 @@ def _denied(text: str) -> list[str]:
 _YES_NO = re.compile(r"^(\W*)(yes|no)\b", re.IGNORECASE)
 
 
+def denial(text: str) -> str:
+    """The statement denied whole, its words untouched: "It is not true that ..."."""
+    text = text.strip()
+    return f"It is not true that {text[:1].lower()}{text[1:]}" if text else ""
+
+
 def opposite_answer(text: str) -> str:
     """The other answer to a "Yes"/"No" statement ("" if it is none): a "Yes" denied whole, so
     the rest is untouched ("No, it is not true that everyone ends up infected ...", where a

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from citetutor import prompts
 from citetutor.evidence import Sentence
-from citetutor.foils import exchanged, flat_words, foils_of, opposite_answer, run_starts, swapped_back
+from citetutor.foils import denial, exchanged, flat_words, foils_of, opposite_answer, run_starts, swapped_back
 from citetutor.gate import draft_messages
 from citetutor.models.base import ChatModel, ask_structured
 from citetutor.schemas import PickedStatement, StatedOrNot
@@ -80,23 +80,34 @@ def _copied_run(claim: str, cited: list[str]) -> bool:
 
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
                 cited: list[int], words_held: bool = True, foils: list[str] | None = None,
-                exchanges: list[str] | None = None) -> Judgement:
+                exchanges: list[str] | None = None, against_denial: bool = False) -> Judgement:
     """Whether the cited sentences state `claim` (asked when their words do not hold it), and
     state it rather than its flip (asked when code can flip it); `Judgement.holds` decides.
     `foils` (swapped back first) and `exchanges` are `claim_foils`, when the caller has made
     them already. An exchange is weighed besides the other foils, never instead of one, so
     it can only add a reason to refuse. A "Yes" or "No" answer must also be found stated
-    more firmly than its opposite answer (`_answer_stated_over_opposite`)."""
+    more firmly than its opposite answer, and, `against_denial`, a claim in other words than
+    its sentences more firmly than its denial (`_stated_over_opposite`)."""
     verdict = _judged_claim(judge, sentences, question, claim, cited, words_held, foils, exchanges)
-    opposite = opposite_answer(claim)
+    opposite = opposite_answer(claim) or (denial(claim) if against_denial and not words_held else "")
     if not verdict.holds or not opposite:
         return verdict
-    return _answer_stated_over_opposite(judge, sentences, question, claim, opposite, cited, verdict)
+    return _stated_over_opposite(judge, sentences, question, claim, opposite, cited, verdict)
 
 
-def _answer_stated_over_opposite(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
-                                 opposite: str, cited: list[int], verdict: Judgement) -> Judgement:
-    """A yes/no answer held against the opposite answer, each asked "does S state this?".
+def _stated_over_opposite(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
+                          opposite: str, cited: list[int], verdict: Judgement) -> Judgement:
+    """A claim held against its opposite, each asked "does S state this?" (the claim's own
+    answer reused when `verdict` has it): it must lead by the flip margin.
+
+    Asked about one statement, the judge says yes to most; asked about a claim and its denial,
+    its lean towards "yes" is in both. A claim in other words than its sentences, which no
+    restatement reading can weigh, had only that one question: "If my target is only 30 degrees
+    up, the light is going through 1.3 times more air" (the notes: 2) was found stated by 0.81
+    nats and shown; "It is not true that ..." was found stated by 0.69. On seven tuning sets,
+    of the shown answers in other words, this stopped that one, two incomplete ones and a right
+    one (a coin flip in a diversified portfolio, by -0.50); the rest led by 0.32 nats or more
+    (most by 1-2.5), the wrong answers that still pass by 0.56-1.59.
 
     Read as whole statements, "Yes, the distance between San Diego and Seattle is right on an
     azimuthal equidistant map" beat "No, ... is not right" by 1.1 nats where the cited sentence
@@ -112,8 +123,8 @@ def _answer_stated_over_opposite(judge: ChatModel, sentences: list[Sentence], qu
     by_number = {s.number: s for s in sentences}
     labels = " and ".join(f"S{n}" for n in cited)
     quoted = " ".join(by_number[n].text for n in cited)
-    stated = []
-    for statement in (claim, opposite):
+    stated = [] if verdict.stated is None else [verdict.stated]
+    for statement in (claim, opposite)[len(stated):]:
         task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=statement)
         yes, no = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
                           YES_NO, StatedOrNot, "stated", ("Yes", "No"))
@@ -127,7 +138,7 @@ def _answer_stated_over_opposite(judge: ChatModel, sentences: list[Sentence], qu
 def _judged_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
                   cited: list[int], words_held: bool, foils: list[str] | None,
                   exchanges: list[str] | None) -> Judgement:
-    """`judge_claim` without the yes/no answer's second reading."""
+    """`judge_claim` without the second reading against the opposite."""
     labels = " and ".join(f"S{n}" for n in cited)
     by_number = {s.number: s for s in sentences}
     quoted = " ".join(by_number[n].text for n in cited)

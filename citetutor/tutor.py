@@ -384,7 +384,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
         verdict = _judged(gate, trace, attempt, reason, seen, partial(
             judge_claim, gate.meaning_judge, sentences, question, claim.text, claim.sentences,
             words_held=number not in uncovered, foils=[*foils[number][0], *foils[number][1]],
-            exchanges=foils[number][2]))
+            exchanges=foils[number][2], against_denial=True))
         if not verdict.holds:
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
 

@@ -125,7 +125,8 @@ class OverlapJudge:
             return (sum(w in quoted for w in words) / max(len(words), 1)) - 10 * self.wrong(statement)
         if options[0].strip() == "Yes":
             claim = _found(r"Statement: (.*)", task)
-            yes = held(claim) >= 0.5
+            denied = claim.startswith("It is not true that ")  # a denial is stated where its claim is not
+            yes = (held(claim.removeprefix("It is not true that ")) >= 0.5) != denied
             return Choice([0.0, -2.0] if yes else [-2.0, 0.0], self.name)
         a, b = (_found(rf"(?m)^{x}: (.*)$", task) for x in "AB")
         # The statement holding more of the sentences' words wins by 2 nats, a clear preference

@@ -289,6 +289,30 @@ def test_a_yes_that_restates_the_question_must_be_stated_more_firmly_than_the_no
     assert plain.holds and plain.asked == 1
 
 
+class YesToAllJudge(RestatingJudge):
+    """Says "Yes" to whatever statement it is asked about, as the 1.5B mostly does, and picks
+    the claim ("1.3 times") over its flips."""
+
+    def choice_logprobs(self, messages, prefix, options):
+        if options[0].strip() == "Yes":
+            return Choice([0.5, -0.5], self.name)
+        first = re.search(r"(?m)^A: (.*)$", messages[-1]["content"]).group(1)
+        return Choice([0.0, -2.0] if "1.3 times" in first else [-2.0, 0.0], self.name)
+
+
+def test_a_claim_in_other_words_found_stated_no_more_firmly_than_its_denial_is_refused():
+    sentences = numbered("The airmass is 2 at an altitude of 30 degrees.")
+    claim = "At 30 degrees up the light goes through 1.3 times more air."
+    judge = YesToAllJudge()
+    verdict = judge_claim(judge, sentences, "How much more air at 30 degrees?", claim, [1], words_held=False,
+                          against_denial=True)
+    assert verdict.foil == "It is not true that at 30 degrees up the light goes through 1.3 times more air."
+    assert not verdict.holds and verdict.flipped == 0.0
+    # Without `against_denial` (a learner's answer marked against a quiz key) only the claim is asked.
+    assert judge_claim(YesToAllJudge(), sentences, "How much more air at 30 degrees?", claim, [1],
+                       words_held=False).holds
+
+
 class LetterOnlyAfterStatedJudge(RestatingJudge):
     """A statement judge whose A/B letters are recorded: a claim in other words must be read there."""
 

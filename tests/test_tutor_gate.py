@@ -355,11 +355,11 @@ def test_a_paraphrase_the_judge_finds_stated_is_shown_though_its_words_differ(tm
     claim = "It always points towards the center of the circle."  # "always", "points": not in S
     judge = OverlapJudge()
 
-    def agreeing(messages, prefix, options):  # "Yes", and the claim whichever letter it has
+    def agreeing(messages, prefix, options):  # "Yes" but to its denial, and the claim whichever letter it has
         task = messages[-1]["content"]
         judge.calls.append(task)
-        return Choice([0.0, -3.0] if options[0] == " Yes" or f"A: {claim}" in task else [-3.0, 0.0],
-                      judge.name)
+        stated = options[0] == " Yes" and "Statement: It is not true that" not in task
+        return Choice([0.0, -3.0] if stated or f"A: {claim}" in task else [-3.0, 0.0], judge.name)
     judge.choice_logprobs = agreeing  # type: ignore[method-assign]
     pipe = _pipe_with(tmp_path, judge)
     pipe.models.drafter.enqueue(claiming(claim))
@@ -367,6 +367,8 @@ def test_a_paraphrase_the_judge_finds_stated_is_shown_though_its_words_differ(tm
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.form == "checked" and result.attempts == 1
     assert any(f"Statement: {claim}" in t for t in judge.calls), "words differ: asked if stated"
+    assert any("Statement: It is not true that it always points" in t for t in judge.calls), \
+        "and asked about its denial"
 
 
 def test_schema_errors_are_rejections(pipe):
