@@ -79,7 +79,8 @@ def _denied(text: str) -> list[str]:
     if not m or m.group(2).lower() != "yes":
         return []
     rest = text[m.end():].lstrip(" ,.;:!-")
-    return [f"{m.group(1)}{_cased('no', m.group(2))}, it is not true that {rest[:1].lower()}{rest[1:]}"] if rest else []
+    denied = denial(rest)
+    return [f"{m.group(1)}{_cased('no', m.group(2))}, {denied[:1].lower()}{denied[1:]}"] if denied else []
 
 
 _YES_NO = re.compile(r"^(\W*)(yes|no)\b", re.IGNORECASE)

@@ -104,8 +104,9 @@ def _stated_over_opposite(judge: ChatModel, sentences: list[Sentence], question:
     its lean towards "yes" is in both. A claim in other words than its sentences, which no
     restatement reading can weigh, had only that one question: "If my target is only 30 degrees
     up, the light is going through 1.3 times more air" (the notes: 2) was found stated by 0.81
-    nats and shown; "It is not true that ..." was found stated by 0.69. On seven tuning sets,
-    of the shown answers in other words, this stopped that one, two incomplete ones and a right
+    nats and shown; "It is not true that ..." was found stated by 0.69. On twelve tuning sets,
+    of the shown answers in other words, this stopped that one, the inactivation ball plugging
+    the channel "when the membrane is hyperpolarized" (by 0.07), two incomplete ones and a right
     one (a coin flip in a diversified portfolio, by -0.50); the rest led by 0.32 nats or more
     (most by 1-2.5), the wrong answers that still pass by 0.56-1.59.
 
@@ -120,28 +121,37 @@ def _stated_over_opposite(judge: ChatModel, sentences: list[Sentence], question:
     0.05, below the margin; the right "No, heat does not flow spontaneously from a cold body
     to a hotter body" and "Yes, array indexing is zero-based" led by 2.2 and 1.9.
     """
-    by_number = {s.number: s for s in sentences}
-    labels = " and ".join(f"S{n}" for n in cited)
-    quoted = " ".join(by_number[n].text for n in cited)
-    stated = [] if verdict.stated is None else [verdict.stated]
-    for statement in (claim, opposite)[len(stated):]:
-        task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=statement)
-        yes, no = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
-                          YES_NO, StatedOrNot, "stated", ("Yes", "No"))
-        stated.append(yes - no)
-    lead = stated[0] - stated[1]
+    labels, quoted = _cited(sentences, cited)
+    claim_stated = verdict.stated
+    if claim_stated is None:
+        claim_stated = _stated(judge, sentences, question, labels, quoted, claim)
+    lead = claim_stated - _stated(judge, sentences, question, labels, quoted, opposite)
     if lead > MIN_FLIP_MARGIN:
         return replace(verdict, asked=verdict.asked + 2)
     return Judgement(opposite, verdict.asked + 2, verdict.stated, lead)
+
+
+def _cited(sentences: list[Sentence], cited: list[int]) -> tuple[str, str]:
+    """The cited sentences' labels ("S2 and S5") and their text, as the judge's prompts quote them."""
+    by_number = {s.number: s for s in sentences}
+    return " and ".join(f"S{n}" for n in cited), " ".join(by_number[n].text for n in cited)
+
+
+def _stated(judge: ChatModel, sentences: list[Sentence], question: str, labels: str, quoted: str,
+            statement: str) -> float:
+    """Log-odds of "Yes" over "No", asked whether the quoted sentences state `statement`."""
+    task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=statement)
+    yes, no = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
+                      YES_NO, StatedOrNot, "stated", ("Yes", "No"))
+    return yes - no
 
 
 def _judged_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
                   cited: list[int], words_held: bool, foils: list[str] | None,
                   exchanges: list[str] | None) -> Judgement:
     """`judge_claim` without the second reading against the opposite."""
-    labels = " and ".join(f"S{n}" for n in cited)
+    labels, quoted = _cited(sentences, cited)
     by_number = {s.number: s for s in sentences}
-    quoted = " ".join(by_number[n].text for n in cited)
     if foils is None:
         swapped, flips, made = claim_foils(claim, [by_number[n].text for n in cited], question,
                                            [s.text for s in sentences])
@@ -151,10 +161,7 @@ def _judged_claim(judge: ChatModel, sentences: list[Sentence], question: str, cl
     extra = [e for e in (exchanges or [])[:1] if e not in foils[:MAX_FOILS]]
     stated = None
     if not words_held or not foils:
-        task = prompts.JUDGE_STATED.format(labels=labels, cited=quoted, claim=claim)
-        yes, no = _scores(judge, draft_messages(sentences, question, task), prompts.JUDGE_STATED_PREFIX,
-                          YES_NO, StatedOrNot, "stated", ("Yes", "No"))
-        stated = yes - no
+        stated = _stated(judge, sentences, question, labels, quoted, claim)
         if stated <= 0 or not (foils or extra):
             return Judgement(asked=1, stated=stated)
     asked = 1 if stated is not None else 0
