@@ -290,12 +290,43 @@ def recited(question: str, draft: Draft, sentences: list[Sentence], min_topic: f
 DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
 
 
+# Words printed twice in place (xaringan titles, fake bold): this many letter-only words in a
+# run, each straight after itself. Figure labels ("T1 T1 T2 T2") and code ("S0 = S0") do not count.
+MIN_TWICE_PRINTED = 2
+_TOKENS = re.compile(r"\w+")
+
+
 def doubled(text: str) -> bool:
-    """Whether a text repeats a run of words back to back ("level of output level of output"):
-    the PDF laid two text boxes together, so the words are not what the page shows. Quoted, or
-    copied into a claim, they misled ("Monopolist produces inefficient level of output level of
-    output ... where P = MC", where the slide sets the efficient level against the monopolist's)."""
-    return bool(DOUBLED.search(text))
+    """Whether a text repeats a run of words back to back ("level of output level of output"),
+    or each word of a run straight after itself ("The The Case Case for for"): the PDF laid two
+    text boxes together, so the words are not what the page shows. Quoted, or copied into a
+    claim, they misled ("Monopolist produces inefficient level of output level of output ...
+    where P = MC", where the slide sets the efficient level against the monopolist's)."""
+    return bool(DOUBLED.search(text)) or _printed_twice(text)
+
+
+def _printed_twice(text: str) -> bool:
+    """Whether three or more tokens in a row each come twice, of them enough plain words.
+
+    A deck's title drawn twice came out "The The Case Case for for Free Free Trade: Trade:";
+    asked to copy the notes' answer to why mercantilists opposed free trade, the 1.5B copied
+    it first, so the quote tried was the title and the blind solver's sentence on imports and
+    efficiency, which the next copied sentence was, went unused.
+    """
+    tokens = [t.lower() for t in _TOKENS.findall(text)]
+    run = words = 0
+    i = 0
+    while i + 1 < len(tokens):
+        if tokens[i] == tokens[i + 1]:
+            run += 1
+            words += tokens[i].isalpha()
+            if run >= 3 and words >= MIN_TWICE_PRINTED:
+                return True
+            i += 2
+        else:
+            run = words = 0
+            i += 1
+    return False
 
 
 def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[Sentence]) -> str:

@@ -310,6 +310,20 @@ def test_a_sentence_whose_text_layer_doubled_its_words_is_never_quoted():
     assert not doubled("The period T is the time to go around once, and the time to go around once is T.")
 
 
+def test_a_title_printed_twice_word_by_word_is_never_quoted_and_the_next_copied_sentence_is():
+    from citetutor.quotes import copied_quote
+    from tests.helpers import numbered
+    title = "The The Case Case for for Free Free Trade: Trade: 2 2 Theories Theories of of Free Free Trade Trade"
+    assert doubled(title)
+    assert not doubled("T1 T1 T2 T2 T3 T3"), "figure labels"
+    assert not doubled("fs = final_size_eq(S, S0 = S0, I0 = I0, R_0 = R_0)"), "code"
+    assert not doubled("What it had had in the the past was not enough."), "two words twice is English or a typo"
+    evidence = numbered(title, "Government policies that reduce imports compromise efficiency.", cosine=0.6)
+    copy = Draft(claims=[Claim(text=title, sentences=[1]), Claim(text=evidence[1].text, sentences=[2])])
+    chosen = copied_quote(copy, evidence, 1, 0.5)
+    assert chosen is not None and [c.text for c in chosen.claims] == [evidence[1].text]
+
+
 def test_without_a_sentence_both_models_chose_the_tutor_refuses(tmp_path):
     pipe = _pipe_with(tmp_path, ContraryJudge())
     pipe.models.drafter.enqueue(*(quoting_draft(drop_words=n, reworded=True) for n in range(3)), copying_nothing)
