@@ -360,3 +360,54 @@ def _swapped_back_from(claim: str, sentence: str, borrowable: set[str]) -> list[
                 and replacement[0] not in claim_stems and len(source[theirs]) > 3):
             foils.append(claim[:begin] + _cased(source[theirs], word) + claim[end:])
     return foils
+
+
+# A question that offers a choice: "between X and Y ... which one", or "is it X or Y" in a clause
+# that asks yes or no (an inverted verb first, or "whether").
+_BETWEEN = re.compile(r"\bbetween (?:an? |the )?([\w'-]+(?: [\w'-]+)?) and (?:an? |the )?([\w'-]+(?: [\w'-]+)?)"
+                      r"(?=[,;:.?!]| and\b| or\b|$)", re.IGNORECASE)
+_WHICH = re.compile(r"\bwhich\b", re.IGNORECASE)
+_EITHER = re.compile(r"\b([\w'-]{3,}) or ([\w'-]{3,})\b", re.IGNORECASE)
+_CLAUSES = re.compile(r"[,;:.?!]|\band\b|\bbut\b", re.IGNORECASE)
+_ASKS_WHICH = re.compile(r"^\s*(?:is|are|was|were|does|do|did|would|will|can|could|should|has|have)\b|\bwhether\b",
+                         re.IGNORECASE)
+
+
+def alternatives(question: str) -> list[tuple[str, str]]:
+    """The pairs of answers a question offers to choose between, as the question words them."""
+    pairs = [(m.group(1), m.group(2)) for m in _BETWEEN.finditer(question)] if _WHICH.search(question) else []
+    for clause in _CLAUSES.split(question):
+        if _ASKS_WHICH.search(clause):
+            pairs += [(m.group(1), m.group(2)) for m in _EITHER.finditer(clause)
+                      if m.group(1).lower() not in AUXILIARY and m.group(2).lower() != "not"]
+    return pairs
+
+
+def other_alternative(claim: str, question: str) -> list[str]:
+    """The claim with the question's other answer where it gives one ("the R example used X"
+    for "... used Y", when the question asked which of X and Y).
+
+    A claim that picks one of the question's alternatives takes its word from the question,
+    which the coverage check never counts against it, and nothing in it flips: the choice
+    itself went unchecked. Against the other alternative it is a choice between two statements.
+    """
+    foils = [_put(claim, said, other) for first, second in alternatives(question)
+             for said, other in ((first, second), (second, first))
+             if _names(claim, said) and not _names(claim, other)]
+    return list(dict.fromkeys(foils))
+
+
+def _names(text: str, term: str) -> bool:
+    return re.search(r"\b" + re.escape(term) + r"\b", text, re.IGNORECASE) is not None
+
+
+def _put(claim: str, said: str, other: str) -> str:
+    """`claim` with `other` wherever it says `said`, and "a"/"an" before it as `other` starts:
+    a fluent foil is the fair comparison."""
+    foil = re.sub(r"\b" + re.escape(said) + r"\b", lambda m: _cased(other, m.group()) if m.start() == 0 else other,
+                  claim, flags=re.IGNORECASE)
+    article = "an" if other[:1].lower() in "aeiou" else "a"
+    first = re.escape(other.split()[0])
+    return re.sub(r"\b(an?) (?=" + first + r"\b)", lambda m: _cased(article, m.group(1)) + " ", foil,
+                  flags=re.IGNORECASE)
+

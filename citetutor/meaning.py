@@ -80,15 +80,17 @@ def _copied_run(claim: str, cited: list[str]) -> bool:
 
 def judge_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
                 cited: list[int], words_held: bool = True, foils: list[str] | None = None,
-                exchanges: list[str] | None = None, against_denial: bool = False) -> Judgement:
+                exchanges: list[str] | None = None, against_denial: bool = False,
+                offered: list[str] | None = None) -> Judgement:
     """Whether the cited sentences state `claim` (asked when their words do not hold it), and
     state it rather than its flip (asked when code can flip it); `Judgement.holds` decides.
     `foils` (swapped back first) and `exchanges` are `claim_foils`, when the caller has made
     them already. An exchange is weighed besides the other foils, never instead of one, so
-    it can only add a reason to refuse. A "Yes" or "No" answer must also be found stated
+    it can only add a reason to refuse; so is each of `offered` (the claim with the question's
+    other alternative, `foils.other_alternative`). A "Yes" or "No" answer must also be found stated
     more firmly than its opposite answer, and, `against_denial`, a claim in other words than
     its sentences more firmly than its denial (`_stated_over_opposite`)."""
-    verdict = _judged_claim(judge, sentences, question, claim, cited, words_held, foils, exchanges)
+    verdict = _judged_claim(judge, sentences, question, claim, cited, words_held, foils, exchanges, offered)
     opposite = opposite_answer(claim) or (denial(claim) if against_denial and not words_held else "")
     if not verdict.holds or not opposite:
         return verdict
@@ -148,7 +150,7 @@ def _stated(judge: ChatModel, sentences: list[Sentence], question: str, labels: 
 
 def _judged_claim(judge: ChatModel, sentences: list[Sentence], question: str, claim: str,
                   cited: list[int], words_held: bool, foils: list[str] | None,
-                  exchanges: list[str] | None) -> Judgement:
+                  exchanges: list[str] | None, offered: list[str] | None = None) -> Judgement:
     """`judge_claim` without the second reading against the opposite."""
     labels, quoted = _cited(sentences, cited)
     by_number = {s.number: s for s in sentences}
@@ -158,7 +160,7 @@ def _judged_claim(judge: ChatModel, sentences: list[Sentence], question: str, cl
         foils = swapped + flips
         if exchanges is None:
             exchanges = made
-    extra = [e for e in (exchanges or [])[:1] if e not in foils[:MAX_FOILS]]
+    extra = list(dict.fromkeys(e for e in [*(offered or []), *(exchanges or [])[:1]] if e not in foils[:MAX_FOILS]))
     stated = None
     if not words_held or not foils:
         stated = _stated(judge, sentences, question, labels, quoted, claim)

@@ -26,6 +26,7 @@ from citetutor.checks import (
 from citetutor.config import NOT_ENOUGH_EVIDENCE
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, number_evidence, sentence_boxes, stems
+from citetutor.foils import other_alternative
 from citetutor.gate import (
     Gate,
     StageCallback,
@@ -370,10 +371,11 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
     evidence = [s.text for s in sentences]
     foils = {number: claim_foils(claim.text, [by_number[n].text for n in claim.sentences], question, evidence)
              for number, claim in enumerate(draft.claims, start=1)}
+    offered = {number: other_alternative(claim.text, question) for number, claim in enumerate(draft.claims, start=1)}
     judged = [(number, claim) for number, claim in enumerate(draft.claims, start=1)
               if number in uncovered
               or ((foils[number][1] or foils[number][2]) and not verbatim(claim, sentences))
-              or foils[number][0]]
+              or foils[number][0] or offered[number]]
     if not judged:
         return
     on_stage("support_check", attempt)
@@ -384,7 +386,7 @@ def check_meaning(gate: Gate, trace, question: str, sentences: list[Sentence], d
         verdict = _judged(gate, trace, attempt, reason, seen, partial(
             judge_claim, gate.meaning_judge, sentences, question, claim.text, claim.sentences,
             words_held=number not in uncovered, foils=[*foils[number][0], *foils[number][1]],
-            exchanges=foils[number][2], against_denial=True))
+            exchanges=foils[number][2], against_denial=True, offered=offered[number]))
         if not verdict.holds:
             raise Rejected(reason, uncovered_detail(number, claim, question, sentences))
 

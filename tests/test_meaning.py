@@ -440,3 +440,20 @@ def test_a_claim_copied_in_order_from_its_sentence_keeps_its_pairing_and_gets_no
     assert claim_foils("Chapter 6 Central Motion", [sentence], "Which chapter?", [sentence])[2] == []
     assert claim_foils("Content is 90% of the impact.", [sentence], "How much?", [sentence])[2] == [
         "Content is 10% of the impact."], "the same value in another order is exchanged"
+
+
+def test_a_claim_picking_the_other_of_the_questions_alternatives_is_judged_against_it_and_loses(tmp_path):
+    from citetutor.foils import alternatives, other_alternative
+    question = "What's the difference between CBOW and skip-gram, and which one did the example use?"
+    assert alternatives(question) == [("CBOW", "skip-gram")]
+    either = "Is that qualitative or quantitative, and what's the catch?"
+    assert alternatives(either) == [("qualitative", "quantitative")]
+    assert alternatives("Why do researchers sample whole schools or towns instead?") == [], "no choice asked"
+    assert other_alternative("England has a comparative advantage in cloth.",
+                             "What's the difference between absolute advantage and comparative advantage, "
+                             "and which one does England have?") == ["England has an absolute advantage in cloth."]
+    sentences = numbered("The example trained word2vec with type cbow.", "Skip-gram predicts the context given a word.")
+    # Every word of the wrong pick is in S1 or the question, in no run of S1 long enough to swap back.
+    code = _refusal_through_the_gate(tmp_path, question, sentences, "The skip-gram type trained the example word2vec.",
+                                     [], "The example trained word2vec with type cbow.")
+    assert code == "unsupported_claim"
