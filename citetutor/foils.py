@@ -384,12 +384,14 @@ def alternatives(question: str) -> list[tuple[str, str]]:
 
 
 def other_alternative(claim: str, question: str) -> list[str]:
-    """The claim with the question's other answer where it gives one ("the R example used X"
-    for "... used Y", when the question asked which of X and Y).
+    """The claim with the question's other answer where it gives one ("... it is quantitative
+    research" for "... it is qualitative research", asked "is that qualitative or quantitative?").
 
     A claim that picks one of the question's alternatives takes its word from the question,
     which the coverage check never counts against it, and nothing in it flips: the choice
     itself went unchecked. Against the other alternative it is a choice between two statements.
+    On the 21 tuning questions that offer a choice, the right picks it reached beat the other
+    answer by 4.5 nats and more, and no verdict changed.
     """
     foils = [_put(claim, said, other) for first, second in alternatives(question)
              for said, other in ((first, second), (second, first))
