@@ -390,8 +390,8 @@ def other_alternative(claim: str, question: str) -> list[str]:
     A claim that picks one of the question's alternatives takes its word from the question,
     which the coverage check never counts against it, and nothing in it flips: the choice
     itself went unchecked. Against the other alternative it is a choice between two statements.
-    On the 21 tuning questions that offer a choice, the right picks it reached beat the other
-    answer by 4.5 nats and more, and no verdict changed.
+    On the 21 tuning questions that offer a choice no verdict changed; the right pick above
+    beat the other answer by 4.5 nats.
     """
     foils = [_put(claim, said, other) for first, second in alternatives(question)
              for said, other in ((first, second), (second, first))
