@@ -293,7 +293,6 @@ DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
 # Words printed twice in place (xaringan titles, fake bold): this many letter-only words in a
 # run, each straight after itself. Figure labels ("T1 T1 T2 T2") and code ("S0 = S0") do not count.
 MIN_TWICE_PRINTED = 2
-_TOKENS = re.compile(r"\w+")
 
 
 def doubled(text: str) -> bool:
@@ -313,7 +312,7 @@ def _printed_twice(text: str) -> bool:
     it first, so the quote tried was the title and the blind solver's sentence on imports and
     efficiency, which the next copied sentence was, went unused.
     """
-    tokens = [t.lower() for t in _TOKENS.findall(text)]
+    tokens = flat_words(text)
     run = words = 0
     i = 0
     while i + 1 < len(tokens):

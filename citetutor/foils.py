@@ -395,21 +395,20 @@ def other_alternative(claim: str, question: str) -> list[str]:
     """
     foils = [_put(claim, said, other) for first, second in alternatives(question)
              for said, other in ((first, second), (second, first))
-             if _names(claim, said) and not _names(claim, other)]
+             if _term(said).search(claim) and not _term(other).search(claim)]
     return list(dict.fromkeys(foils))
 
 
-def _names(text: str, term: str) -> bool:
-    return re.search(r"\b" + re.escape(term) + r"\b", text, re.IGNORECASE) is not None
+def _term(term: str) -> re.Pattern[str]:
+    """`term` as a whole word or phrase, in any case."""
+    return re.compile(r"\b" + re.escape(term) + r"\b", re.IGNORECASE)
 
 
 def _put(claim: str, said: str, other: str) -> str:
     """`claim` with `other` wherever it says `said`, and "a"/"an" before it as `other` starts:
     a fluent foil is the fair comparison."""
-    foil = re.sub(r"\b" + re.escape(said) + r"\b", lambda m: _cased(other, m.group()) if m.start() == 0 else other,
-                  claim, flags=re.IGNORECASE)
+    foil = _term(said).sub(lambda m: _cased(other, m.group()) if m.start() == 0 else other, claim)
     article = "an" if other[:1].lower() in "aeiou" else "a"
     first = re.escape(other.split()[0])
     return re.sub(r"\b(an?) (?=" + first + r"\b)", lambda m: _cased(article, m.group(1)) + " ", foil,
                   flags=re.IGNORECASE)
-
