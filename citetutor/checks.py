@@ -229,6 +229,9 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
             # A copy of a doubled text layer: shown as how a monopolist sets its output once.
             raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} repeats words twice over, as the "
                            "PDF's text does; write what the notes state once, in a plain sentence.")
+        if contents_line(claim.text):
+            raise Rejected(Reason.UNCOVERED_CLAIM, f"Claim {number} copies a line of the table of "
+                           "contents, which only names a section; write what the notes state.")
         new = new_words(claim.text, question)
         if not covers(new, claim.sentences, sentences, min_overlap):
             # Mostly words from nowhere: the judge said "stated" to a made-up definition of
@@ -293,6 +296,18 @@ DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
 # Words printed twice in place (xaringan titles, fake bold): this many letter-only words in a
 # run, each straight after itself. Figure labels ("T1 T1 T2 T2") and code ("S0 = S0") do not count.
 MIN_TWICE_PRINTED = 2
+
+
+# Five or more dots in a row, spaced or not: the leaders of a table-of-contents line.
+DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")
+
+
+def contents_line(text: str) -> bool:
+    """Whether a text holds a table-of-contents entry (a title, dot leaders, a page number): it
+    names a section and states nothing about it. The MIT chapter's contents page ("6.4 Period and
+    Frequency for Uniform Circular Motion ........ 7") sits among the evidence for questions on
+    the period, at cosine 0.63; copied as a claim it passed every check in the flip test."""
+    return bool(DOT_LEADERS.search(text))
 
 
 def doubled(text: str) -> bool:

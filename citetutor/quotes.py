@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from citetutor.checks import (
     MIN_VERBATIM_WORDS,
+    contents_line,
     doubled,
     holding_words,
     no_choice,
@@ -49,9 +50,15 @@ def agreed_quote(embedder: Embedder, question: str, sentences: list[Sentence], d
     alike = {n for claim, numbers in resting
              if numbers and same_meaning(embedder, solved.answer, claim.text, question) for n in numbers}
     return [s for s in sentences if s.number in rested and s.cosine >= min_relevance
-            and not asks(s.text) and not doubled(s.text)
+            and quotable(s.text)
             and (s.number in picked or (s.number in alike and states_answer(s.text, solved.answer, question)))
             ][:MAX_QUOTED]
+
+
+def quotable(text: str) -> bool:
+    """Whether a sentence of the notes may stand as an answer: it states something (not a question,
+    not a contents line) and its text layer is what the page shows (not doubled)."""
+    return not asks(text) and not doubled(text) and not contents_line(text)
 
 
 def asks(text: str) -> bool:
@@ -76,7 +83,7 @@ def copied_quote(copy: Draft, sentences: list[Sentence], most: int, min_relevanc
             sentence = by_number.get(number)
             place = None if sentence is None else _copied_at(claim, sentence)
             if sentence is not None and place is not None and sentence.cosine >= min_relevance \
-                    and not asks(sentence.text) and not doubled(sentence.text):
+                    and quotable(sentence.text):
                 found.append((index, place, sentence))
     chosen: list[Sentence] = []
     for _, _, sentence in sorted(found, key=lambda f: f[:2]):

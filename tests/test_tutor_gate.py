@@ -717,3 +717,23 @@ def test_a_hint_is_not_copied_out_after_three_failed_drafts(pipe):
     pipe.models.verifier.enqueue(blind_citing())
     result = pipe.ask(QUESTION, pipe.subject_id, mode="hint")
     assert len(pipe.models.drafter.history) == 3 and result.status == "refused"
+
+
+def test_a_table_of_contents_line_is_never_an_answer_or_a_quote():
+    # The MIT chapter's contents page sits among the evidence on the period of circular motion;
+    # in the flip test, its lines copied as claims passed every check.
+    from citetutor.checks import Rejected, contents_line, guard
+    from citetutor.quotes import copied_quote
+    from tests.helpers import numbered
+    entry = "7 6.4 Period and Frequency for Uniform Circular Motion.........................................."
+    assert contents_line(entry) and contents_line("Learning Goals . . . . . . . . . . . . 3")
+    assert not contents_line("Wait... so the period is 2πr/v?") and not contents_line("See eq. 6.4.1.2, i.e. e.g.")
+    evidence = numbered(entry, "The period T is the time to complete one circle: T = 2πr / v.", cosine=0.6)
+    question = "What is the period of uniform circular motion?"
+    copied = Draft(claims=[Claim(text=entry, sentences=[1])])
+    with pytest.raises(Rejected) as rejected:
+        guard(question, copied, evidence, 0.4, 0.45, "explain")
+    assert rejected.value.code == "uncovered_claim" and "table of contents" in rejected.value.detail
+    both = Draft(claims=[Claim(text=entry, sentences=[1]), Claim(text=evidence[1].text, sentences=[2])])
+    chosen = copied_quote(both, evidence, 1, 0.5)
+    assert chosen is not None and [c.text for c in chosen.claims] == [evidence[1].text]
