@@ -298,18 +298,6 @@ DOUBLED = re.compile(r"\b(\w+(?:\W+\w+){2,})\W+\1\b", re.IGNORECASE)
 MIN_TWICE_PRINTED = 2
 
 
-# Five or more dots in a row, spaced or not: the leaders of a table-of-contents line.
-DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")
-
-
-def contents_line(text: str) -> bool:
-    """Whether a text holds a table-of-contents entry (a title, dot leaders, a page number): it
-    names a section and states nothing about it. The MIT chapter's contents page ("6.4 Period and
-    Frequency for Uniform Circular Motion ........ 7") sits among the evidence for questions on
-    the period, at cosine 0.63; copied as a claim it passed every check in the flip test."""
-    return bool(DOT_LEADERS.search(text))
-
-
 def doubled(text: str) -> bool:
     """Whether a text repeats a run of words back to back ("level of output level of output"),
     or each word of a run straight after itself ("The The Case Case for for"): the PDF laid two
@@ -341,6 +329,18 @@ def _printed_twice(text: str) -> bool:
             run = words = 0
             i += 1
     return False
+
+
+# Five or more dots in a row, spaced or not: the leaders of a table-of-contents line.
+DOT_LEADERS = re.compile(r"(?:\.\s?){5,}")
+
+
+def contents_line(text: str) -> bool:
+    """Whether a text holds a table-of-contents entry (a title, dot leaders, a page number): it
+    names a section and states nothing about it. The MIT chapter's contents page ("6.4 Period and
+    Frequency for Uniform Circular Motion ........ 7") sits among the evidence for questions on
+    the period, at cosine 0.63; copied as a claim it passed every check in the flip test."""
+    return bool(DOT_LEADERS.search(text))
 
 
 def uncovered_detail(number: int, claim: Claim, question: str, sentences: list[Sentence]) -> str:
