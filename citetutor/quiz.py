@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 from citetutor import cloze, definitions, index, prompts
-from citetutor.checks import Rejected, check_known, covers, new_words, same_meaning
+from citetutor.checks import Rejected, check_known, contents_line, covers, new_words, same_meaning
 from citetutor.errors import InputError
 from citetutor.evidence import Sentence, evidence_block, number_evidence, number_in_order, sentence_boxes
 from citetutor.gate import Gate, StageCallback, ignore_stage, trace_rejection, traced_call, verify_messages
@@ -250,10 +250,9 @@ def _formula(key: str) -> bool:
 
 
 def _mostly_words(text: str) -> bool:
-    """Prose, not a formula or a table: at least eight tokens, most of them words."""
+    """Prose, not a formula, a table or a contents line: at least eight tokens, most of them words."""
     tokens = text.split()
-    leaders = "....." in text  # a table of contents
-    return not leaders and len(tokens) >= 8 and sum(t.isalpha() for t in tokens) >= 0.6 * len(tokens)
+    return not contents_line(text) and len(tokens) >= 8 and sum(t.isalpha() for t in tokens) >= 0.6 * len(tokens)
 
 
 @dataclass

@@ -269,3 +269,13 @@ def test_a_definition_the_solver_answers_otherwise_is_dropped(pipe):
     pipe.models.judge.enqueue(defining_solver("tangential acceleration"))
     result = pipe.quiz(pipe.doc.doc_id, 9, 12, count=1, kinds="short", budget_s=0)
     assert result.items == [] and result.rejected == {"answer_mismatch": 1}
+
+
+def test_a_table_of_contents_line_is_never_a_card_source():
+    # The tutor's rule for a contents line (checks.contents_line) is the quiz's too, dots spaced
+    # as LaTeX sets them ("Learning Goals . . . . 1") or not.
+    from citetutor.quiz import _mostly_words
+    prose = "The period T is the time the object takes to complete one full circle of its path."
+    assert _mostly_words(prose)
+    assert not _mostly_words("6.4 Period and Frequency for Uniform Circular Motion and its uses ........ 7")
+    assert not _mostly_words("Learning Goals of this chapter on circular motion and gravity and orbits . . . . . 1")
