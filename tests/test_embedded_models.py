@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,6 +49,20 @@ def model_cache(tmp_path_factory):
 @pytest.fixture(scope="session")
 def minilm(model_cache) -> MiniLMEmbedder:
     return MiniLMEmbedder(model_cache)
+
+
+@needs_llama
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="objdump not installed (apt-get install binutils)")
+def test_the_llama_cpp_build_holds_no_amx_instruction():
+    # scripts/setup.sh compiles llama.cpp for the machine, less AMX: a Xeon that lists amx_tile
+    # while the kernel withholds its tile state died here with "Illegal instruction" (tileloadd)
+    # at the first matrix multiply of every model.
+    lib = Path(importlib.util.find_spec("llama_cpp").origin).parent / "lib"
+    cpu = sorted(lib.glob("libggml-cpu*.so*"))
+    assert cpu, f"no libggml-cpu in {lib}"
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(cpu[0])],
+                             capture_output=True, text=True, check=True).stdout
+    assert not re.search(r"\b(tileloadd\w*|tilezero|tilestored|tilerelease|ldtilecfg|tdp\w+)\b", listing)
 
 
 # --- MiniLM ------------------------------------------------------------------------------
