@@ -500,6 +500,30 @@ def abstains(answer: str) -> bool:
     return all(w[0].isupper() or w.lower() in TITLE_JOINS for w in words)
 
 
+def copied_without_choice(solved: BlindSolve, sentences: list[Sentence]) -> bool:
+    """Whether the blind solve is the 0.5B's default rather than an answer: a run of numbers
+    (`no_choice`) and words copied in order from one evidence sentence, often cut off at the
+    answer's length limit.
+
+    Asked for the C-index of a random model, it cited S1-S3 and copied "C-index is a
+    generalization of the area under the ROC curve (AUC) …" from S5; for a survival-curve hint,
+    "Measuring patient outcomes" from a slide's list. Weighed against such a copy, the judge
+    cannot tell which of the two the sentences give (right drafts led by 0.07-0.13 nats and
+    were refused), because the sentences do say both. Like a copied slide title (`abstains`), it
+    found no answer to agree with: the draft's claims are judged one by one instead."""
+    words = flat_words(solved.answer)
+    if not no_choice(solved.sentences) or len(words) < 3:
+        return False
+    return any(_copied_from(words, flat_words(s.text)) for s in sentences)
+
+
+def _copied_from(words: list[str], held: list[str]) -> bool:
+    """Whether `words` run word for word in `held`, the last one perhaps cut short (the answer
+    ends where its length limit fell, "... in circular motion the direction of velo")."""
+    return any(start + len(words) <= len(held) and held[start + len(words) - 1].startswith(words[-1])
+               for start in run_starts(words[:-1], held))
+
+
 def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve) -> bool:
     """Whether the draft rests on what the blind solver found: a sentence both chose, or an
     answer of the same meaning. False leaves it undecided, for the meaning judge (tutor.py).

@@ -15,6 +15,7 @@ from citetutor.checks import (
     Rejected,
     abstains,
     agrees_with_blind,
+    copied_without_choice,
     guard,
     holding_words,
     new_words,
@@ -326,6 +327,9 @@ def _copied_answer(gate: Gate, trace, question: str, sentences: list[Sentence], 
         solved = _wait(blind, deadline)
         if not solved.sentences or abstains(solved.answer):
             return None
+        # A quote needs an answer found independently: a default copy by the solver is none.
+        if copied_without_choice(solved, sentences) and not agrees_with_blind(gate.embedder, question, copy, solved):
+            return None
         verify_draft(gate, trace, question, sentences, copy, solved, uncovered, attempt, on_stage)
     except Rejected as rejection:
         _record_rejection(trace, rejection, attempt, copy, reasons, rejected)
@@ -348,16 +352,21 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
                  on_stage: StageCallback = ignore_stage, seen: list[Judgement] | None = None) -> None:
     """After the code checks: agreement with the blind solve, then each claim's meaning.
 
-    A blind solve that only copied a slide title found no answer to agree or disagree with:
+    A blind solve that only copied a slide title, or that disagrees but only copied a sentence
+    without choosing it (`copied_without_choice`), found no answer to weigh the draft against:
     then every claim, not just those the words cannot vouch for, goes to the meaning judge."""
+    every_claim = list(range(1, len(draft.claims) + 1))
     if abstains(solved.answer):
-        uncovered = list(range(1, len(draft.claims) + 1))
+        uncovered = every_claim
     elif not agrees_with_blind(gate.embedder, question, draft, solved):
-        on_stage("support_check", attempt)
-        verdict = _judged(gate, trace, attempt, Reason.BLIND_DISAGREES, seen, partial(
-            judge_against_blind, gate.meaning_judge, sentences, question, draft.answer, solved.answer))
-        if not verdict.holds:
-            raise Rejected(Reason.BLIND_DISAGREES)
+        if copied_without_choice(solved, sentences):
+            uncovered = every_claim
+        else:
+            on_stage("support_check", attempt)
+            verdict = _judged(gate, trace, attempt, Reason.BLIND_DISAGREES, seen, partial(
+                judge_against_blind, gate.meaning_judge, sentences, question, draft.answer, solved.answer))
+            if not verdict.holds:
+                raise Rejected(Reason.BLIND_DISAGREES)
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
 
 

@@ -737,3 +737,52 @@ def test_a_table_of_contents_line_is_never_an_answer_or_a_quote():
     both = Draft(claims=[Claim(text=entry, sentences=[1]), Claim(text=evidence[1].text, sentences=[2])])
     chosen = copied_quote(both, evidence, 1, 0.5)
     assert chosen is not None and [c.text for c in chosen.claims] == [evidence[1].text]
+
+
+def _copying_another_sentence(chosen: bool = False):
+    """A blind solve that copies the first evidence sentence not about the answer, as the 0.5B
+    does by default, citing S1-S3 (no choice), or citing that sentence alone when `chosen`."""
+    def reply(messages: list[dict]) -> BlindSolve:
+        number, text = next((n, t) for n, t in evidence_sentences(messages) if "inward" not in t.lower())
+        return BlindSolve(answer=text[:150].rsplit(" ", 1)[0], sentences=[number] if chosen else [1, 2, 3])
+    return reply
+
+
+def test_a_blind_solve_that_only_copied_an_unchosen_sentence_leaves_every_claim_to_the_judge(tmp_path):
+    # Medicine notes: asked for a random model's C-index, the 0.5B cited S1-S3 and copied what a
+    # C-index generalises; weighed against that copy, a right draft led by 0.09 nats and was
+    # refused. The copy is no answer of its own, so the judge reads each claim instead.
+    pipe = _pipe_with(tmp_path, OverlapJudge())
+    pipe.models.drafter.enqueue(quoting_draft(reworded=True))
+    pipe.models.verifier.enqueue(_copying_another_sentence())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == []
+    assert any("Does S" in call or "Statement: " in call for call in pipe.models.judge.calls)
+    assert not any("Two answers to it were written" in call for call in pipe.models.judge.calls)
+
+
+def test_a_blind_solve_that_chose_the_sentence_it_copied_is_still_weighed_against_the_draft(tmp_path):
+    # The same copy, cited by choice: an answer of the solver's own, and a judge that cannot
+    # tell the two apart (both are the evidence's words) refuses the draft.
+    pipe = _pipe_with(tmp_path, OverlapJudge())
+    pipe.models.drafter.enqueue(*(quoting_draft(reworded=True, drop_words=n) for n in range(3)), copying_nothing)
+    pipe.models.verifier.enqueue(_copying_another_sentence(chosen=True))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.reasons[0] == "blind_disagrees"
+
+
+def test_a_copy_the_blind_solver_made_without_choosing_it_is_no_answer_of_its_own():
+    from citetutor.checks import copied_without_choice
+    from tests.helpers import numbered
+    evidence = numbered("C-index is a generalization of the area under the ROC curve (AUC) that can take "
+                        "into account censored data.", "Random model score = 0.5, and perfect model score = 1.0.",
+                        "• Measuring patient outcomes – Decision curve analysis")
+    copy = "C-index is a generalization of the area under the ROC curve (AUC)"
+    assert copied_without_choice(BlindSolve(answer=copy, sentences=[1, 2, 3]), evidence)
+    assert copied_without_choice(BlindSolve(answer="Measuring patient outcomes", sentences=[2, 3, 4]), evidence)
+    assert not copied_without_choice(BlindSolve(answer=copy, sentences=[1]), evidence), "chosen"
+    assert not copied_without_choice(BlindSolve(answer="A random model scores 0.5.", sentences=[1, 2, 3]),
+                                     evidence), "its own words"
+    assert not copied_without_choice(BlindSolve(answer="0.5", sentences=[1, 2, 3]), evidence), "too short to tell"
+    cut = BlindSolve(answer="C-index is a generalization of the area under the ROC cu", sentences=[1, 2, 3])
+    assert copied_without_choice(cut, evidence), "cut off mid-word where the answer's length limit fell"
