@@ -59,6 +59,11 @@ class Judgement:
             return False
         return self.flipped is None or self.flipped > self.min_margin
 
+    @property
+    def lost(self) -> bool:
+        """Whether the foil beat the claim by the same clear margin (the other side of `holds`)."""
+        return self.flipped is not None and self.flipped < -self.min_margin
+
 
 def claim_foils(claim: str, cited: list[str], question: str,
                 evidence: list[str]) -> tuple[list[str], list[str], list[str]]:

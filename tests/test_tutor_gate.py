@@ -758,7 +758,16 @@ def test_a_blind_solve_that_only_copied_an_unchosen_sentence_leaves_every_claim_
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "answered" and result.reasons == []
     assert any("Does S" in call or "Statement: " in call for call in pipe.models.judge.calls)
-    assert not any("Two answers to it were written" in call for call in pipe.models.judge.calls)
+
+
+def test_a_draft_the_judge_clearly_finds_worse_than_the_blind_solvers_copy_is_still_refused(tmp_path):
+    # Arrays slides: a neighbouring sentence's Q&A on "indexable", asked what a static array is,
+    # lost to the solver's copy of the definition by 0.73 nats, and must stay refused.
+    pipe = _pipe_with(tmp_path, OverlapJudge(wrong=lambda statement: "inward" in statement.lower()))
+    pipe.models.drafter.enqueue(*(quoting_draft(reworded=True, drop_words=n) for n in range(3)), copying_nothing)
+    pipe.models.verifier.enqueue(_copying_another_sentence())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "refused" and result.reasons[0] == "blind_disagrees"
 
 
 def test_a_blind_solve_that_chose_the_sentence_it_copied_is_still_weighed_against_the_draft(tmp_path):
