@@ -456,16 +456,36 @@ def asks_for_value(question: str) -> bool:
 
 
 def _guard_topic(question: str, cited: list[Sentence], min_topic: float) -> None:
-    """The cited sentences must be about the question: one of them close to it in meaning, or
+    """The cited sentences must be about the question (`on_topic`)."""
+    if not on_topic(question, cited, min_topic):
+        raise Rejected(Reason.OFF_QUESTION)
+
+
+def on_topic(question: str, cited: list[Sentence], min_topic: float) -> bool:
+    """Whether sentences are about the question: one of them close to it in meaning, or
     together holding a third of its topic words. Students rarely use the notes' words, so words
     alone never refuse a draft whose sentences mean what was asked; and a long question
     ("why do utilities like water and electricity end up with one company?") names more than
     its answer's sentence does."""
     if max((s.cosine for s in cited), default=0.0) >= min_topic:
-        return
+        return True
     topic = set(stems(question)) - QUESTION_FRAME
-    if topic and 3 * len(topic & set(stems(" ".join(s.text for s in cited)))) < len(topic):
-        raise Rejected(Reason.OFF_QUESTION)
+    return not topic or 3 * len(topic & set(stems(" ".join(s.text for s in cited)))) >= len(topic)
+
+
+def guard_each_claim_on_topic(question: str, parts: list[str], draft: Draft, sentences: list[Sentence],
+                              min_topic: float) -> None:
+    """Each claim's own sentences must be about the question or one of its `parts`.
+
+    Only asked when the blind solve gave no answer of its own to weigh the draft against: the
+    draft check looks at all cited sentences together, and with no comparison a claim from an
+    unrelated sentence rode along ("We use the imputation model fitted on the training set …"
+    before "We split data by patient", asked how to keep one person's X-rays out of both sets)."""
+    by_number = {s.number: s for s in sentences}
+    for number, claim in enumerate(draft.claims, start=1):
+        cited = [by_number[n] for n in claim.sentences]
+        if not any(on_topic(asked, cited, min_topic) for asked in [question, *parts]):
+            raise Rejected(Reason.OFF_QUESTION, f"Claim {number} is not about what was asked.")
 
 
 def no_choice(picked: list[int]) -> bool:

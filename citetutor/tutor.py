@@ -17,6 +17,7 @@ from citetutor.checks import (
     agrees_with_blind,
     copied_without_choice,
     guard,
+    guard_each_claim_on_topic,
     holding_words,
     new_words,
     recited,
@@ -366,6 +367,8 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
         verdict = _judged(gate, trace, attempt, Reason.BLIND_DISAGREES, seen, partial(
             judge_against_blind, gate.meaning_judge, sentences, question, draft.answer, solved.answer))
         if copied_without_choice(solved, sentences) and not verdict.lost:
+            guard_each_claim_on_topic(question, question_parts(question), draft, sentences,
+                                      gate.limits.min_topic_relevance)
             uncovered = every_claim
         elif not verdict.holds:
             raise Rejected(Reason.BLIND_DISAGREES)

@@ -412,3 +412,24 @@ def test_an_answer_denying_what_the_other_states_never_agrees(reference, other):
 ])
 def test_negations_that_deny_nothing_the_other_states_leave_meaning_to_decide(reference, other):
     assert same_meaning(_Close(), reference, other)
+
+
+def test_with_no_blind_answer_to_weigh_against_each_claim_must_be_about_the_question():
+    from citetutor.checks import Rejected, guard_each_claim_on_topic
+    question = "How do I stop the same person's X-rays from ending up in both my training data and my test data?"
+    from dataclasses import replace
+    evidence = numbered("Patient overlap: if multiple data points belong to the same patient, split them by "
+                        "patient.", "We use the imputation model fitted on the training set to impute the test set.",
+                        cosine=0.46)
+    evidence[1] = replace(evidence[1], cosine=0.37)
+    split = Claim(text="We split data by patient.", sentences=[1])
+    imputed = Claim(text="We use the imputation model fitted on the training set to impute the test set.",
+                    sentences=[2])
+    guard_each_claim_on_topic(question, [], Draft(claims=[split]), evidence, 0.45)
+    with pytest.raises(Rejected) as refused:
+        guard_each_claim_on_topic(question, [], Draft(claims=[imputed, split]), evidence, 0.45)
+    assert refused.value.code == "off_question" and "Claim 1" in refused.value.detail
+    # A multi-part question's claim need only be about its own part.
+    parts = ["How do I stop the same person's X-rays from ending up in both sets?",
+             "How is the test set imputed?"]
+    guard_each_claim_on_topic(question, parts, Draft(claims=[imputed, split]), evidence, 0.45)
