@@ -12,12 +12,13 @@ from pydantic import BaseModel, Field
 # every runtime sends them (as JSON-schema limits) and every reply is re-validated against them.
 MAX_CLAIMS = 3
 MAX_CITES = 3
+MAX_CLAIM_CHARS = 240
 
 
 class Claim(BaseModel):
     """One sentence of the answer and the evidence sentences that state it."""
 
-    text: str = Field(min_length=1, max_length=240,
+    text: str = Field(min_length=1, max_length=MAX_CLAIM_CHARS,
                       description="One sentence of the answer, in the words of the sentences it cites.")
     sentences: list[int] = Field(min_length=1, max_length=MAX_CITES,
                                  description="Numbers of the evidence sentences that state it ([S3] is 3).")
@@ -32,7 +33,16 @@ class Draft(BaseModel):
     @property
     def answer(self) -> str:
         """The text the learner sees: the claims in order."""
-        return " ".join(c.text.strip() for c in self.claims)
+        return " ".join(_shown(c.text) for c in self.claims)
+
+
+def _shown(claim: str) -> str:
+    """A claim as the learner reads it: one the length limit cut off ends in "…", so that
+    "(one must decide what to do if there is a tie, but this" does not run into the next claim
+    as if it were the whole sentence."""
+    text = claim.strip()
+    cut = len(claim) >= MAX_CLAIM_CHARS and not text.endswith((".", "!", "?", ")", "”", '"'))
+    return text + " …" if cut else text
 
 
 class BlindSolve(BaseModel):

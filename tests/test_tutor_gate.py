@@ -795,3 +795,18 @@ def test_a_copy_the_blind_solver_made_without_choosing_it_is_no_answer_of_its_ow
     assert not copied_without_choice(BlindSolve(answer="0.5", sentences=[1, 2, 3]), evidence), "too short to tell"
     cut = BlindSolve(answer="C-index is a generalization of the area under the ROC cu", sentences=[1, 2, 3])
     assert copied_without_choice(cut, evidence), "cut off mid-word where the answer's length limit fell"
+
+
+def test_a_claim_the_length_limit_cut_off_is_shown_as_cut():
+    # Set-theory notes: a claim copying a 300-character sentence stopped at 240 characters,
+    # "(one must decide what to do if there is a tie, but this", and ran into the next claim.
+    from citetutor.schemas import MAX_CLAIM_CHARS, Claim, Draft
+    cut = ("When the community is confronted with only two alternatives, simply choose the alternative "
+           "preferred by the majority (one must decide what to do if there is a tie, but this is a minor "
+           "issue, as we will see later on when we look at it more closely in the next lecture")[:MAX_CLAIM_CHARS]
+    assert len(cut) == MAX_CLAIM_CHARS
+    after = "With more than two alternatives, difficulties start to arise."
+    shown = Draft(claims=[Claim(text=cut, sentences=[1]), Claim(text=after, sentences=[2])]).answer
+    assert shown == cut.strip() + " … " + after
+    whole = Draft(claims=[Claim(text=after, sentences=[2])]).answer
+    assert whole == after, "a claim under the limit is shown as written"
