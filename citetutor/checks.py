@@ -528,8 +528,8 @@ def copied_without_choice(solved: BlindSolve, sentences: list[Sentence]) -> bool
     Asked for the C-index of a random model, it cited S1-S3 and copied "C-index is a
     generalization of the area under the ROC curve (AUC) …" from S5; for a survival-curve hint,
     "Measuring patient outcomes" from a slide's list. Weighed against such a copy, the judge
-    cannot tell which of the two the sentences give (right drafts led by 0.07-0.13 nats and
-    were refused), because the sentences do say both. Like a copied slide title (`abstains`), it
+    cannot tell which of the two the sentences give (right drafts scored from -0.13 to +0.30
+    nats and were refused), because the sentences do say both. Like a copied slide title (`abstains`), it
     found no answer to agree with: the draft's claims are judged one by one instead."""
     words = flat_words(solved.answer)
     if not no_choice(solved.sentences) or len(words) < 3:
