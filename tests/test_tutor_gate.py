@@ -810,3 +810,22 @@ def test_a_claim_the_length_limit_cut_off_is_shown_as_cut():
     assert shown == cut.strip() + " … " + after
     whole = Draft(claims=[Claim(text=after, sentences=[2])]).answer
     assert whole == after, "a claim under the limit is shown as written"
+
+
+def test_a_claim_copied_word_for_word_is_not_held_against_its_denial_when_the_blind_solver_chose_nothing(tmp_path):
+    # Medicine notes: the 0.5B cited S1-S3 and copied a sentence on missing-at-random; the right
+    # draft, word for word the sentence on dropping patients, led its denial by 0.18 nats and was
+    # refused. A judge that finds a copy no likelier than its denial must not decide it.
+    class DenialLeaningJudge(OverlapJudge):
+        def choice_logprobs(self, messages, answer_prefix, options):
+            choice = super().choice_logprobs(messages, answer_prefix, options)
+            if options[0].strip() == "Yes":
+                return Choice([0.0, 0.0], self.name)  # as likely stated as its denial
+            return choice
+
+    pipe = _pipe_with(tmp_path, DenialLeaningJudge())
+    pipe.models.drafter.enqueue(quoting_draft())
+    pipe.models.verifier.enqueue(_copying_another_sentence())
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == []
+    assert not any("Statement: " in call for call in pipe.models.judge.calls)
