@@ -360,12 +360,12 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
     copy (an answer from a neighbouring sentence did lose so, by 0.73 nats), and otherwise every
     claim goes to the judge (right drafts scored -0.13 to +0.30 nats against such copies).
 
-    "Every claim" leaves out one copied word for word from its sentence (`verbatim`): asked
+    Against such a copy, "every claim" leaves out one copied word for word from its sentence
+    (`verbatim`), which each claim's on-topic check has already placed on the question: asked
     whether the notes state their own words rather than their denial, the judge barely leans
     (a right copy on dropping patients with missing values led by 0.18 nats and was refused),
     so that reading decides nothing. Such a claim still meets its flips, if it has any."""
-    every_claim = [number for number, claim in enumerate(draft.claims, start=1)
-                   if number in uncovered or not verbatim(claim, sentences)]
+    every_claim = list(range(1, len(draft.claims) + 1))
     if abstains(solved.answer):
         uncovered = every_claim
     elif not agrees_with_blind(gate.embedder, question, draft, solved):
@@ -375,7 +375,8 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
         if copied_without_choice(solved, sentences) and not verdict.lost:
             guard_each_claim_on_topic(question, question_parts(question), draft, sentences,
                                       gate.limits.min_topic_relevance)
-            uncovered = every_claim
+            uncovered = [number for number in every_claim
+                         if number in uncovered or not verbatim(draft.claims[number - 1], sentences)]
         elif not verdict.holds:
             raise Rejected(Reason.BLIND_DISAGREES)
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
