@@ -375,8 +375,8 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
         if copied_without_choice(solved, sentences) and not verdict.lost:
             guard_each_claim_on_topic(question, question_parts(question), draft, sentences,
                                       gate.limits.min_topic_relevance)
-            uncovered = [number for number in every_claim
-                         if number in uncovered or not verbatim(draft.claims[number - 1], sentences)]
+            uncovered = [number for number, claim in enumerate(draft.claims, start=1)
+                         if number in uncovered or not verbatim(claim, sentences)]
         elif not verdict.holds:
             raise Rejected(Reason.BLIND_DISAGREES)
     check_meaning(gate, trace, question, sentences, draft, uncovered, attempt, on_stage, seen)
