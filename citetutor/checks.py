@@ -244,7 +244,7 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
         _guard_numbers(number, claim.text, sentences_text, sentences, question)
         _guard_formulas(number, claim.text, sentences_text)
     if embedder is not None:
-        _guard_closer_elsewhere(embedder, draft, sentences, uncovered)
+        _guard_closer_elsewhere(embedder, question, draft, sentences, uncovered)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
     _guard_topic(question, cited, min_topic)
     cited_text = " ".join(s.text for s in cited)
@@ -391,14 +391,23 @@ def _guard_words_elsewhere(number: int, claim: Claim, new: set[str], sentences: 
 CLOSER_ELSEWHERE = 0.1
 
 
-def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Sentence],
+def _guard_closer_elsewhere(embedder: Embedder, question: str, draft: Draft, sentences: list[Sentence],
                             checked: list[int]) -> None:
-    """Each `checked` claim must be closest in meaning to a sentence it cites, not to another one.
+    """Each `checked` claim must be closest in meaning to a sentence it cites, not to another one
+    that holds some of its words.
 
     Only claims with a word their sentences lack are checked: one whose every added word is in
     its sentences states what they say, however close it comes to another sentence by restating
     the question. "The engine's entropy changes by 0", citing "... the Entropy change of the
-    cycle is 0", was refused as closer to a sentence on the first law."""
+    cycle is 0", was refused as closer to a sentence on the first law. Nor is a sentence that
+    holds none of the words the claim adds to the question taken for its source: an embedding
+    sits closer to a short sentence than to a long slide of bullets, and "A double can hold
+    approximately 15.95 decimal digits", citing "... Double precision: 64 bits; ≈15.95 decimal
+    digits ...", came out closer to a sentence on 0.1 in binary that holds none of them; asked
+    how Leibniz's law argues the mind is not the brain, a right hint in its sentence's words
+    ("qualities that physical states have that our mental states do not") came out closer to
+    one on Leibniz's law and the mind that holds none of them. (Words are matched loosely
+    here, a stem starting the other: "chopping" borrows "chop".)"""
     if not checked:
         return
     claims = [draft.claims[number - 1] for number in checked]
@@ -408,10 +417,20 @@ def _guard_closer_elsewhere(embedder: Embedder, draft: Draft, sentences: list[Se
         closeness = evidence @ vector
         own = max(float(closeness[i]) for i, s in enumerate(sentences) if s.number in claim.sentences)
         best = max(range(len(sentences)), key=lambda i: float(closeness[i]))
-        if sentences[best].number not in claim.sentences and float(closeness[best]) > own + CLOSER_ELSEWHERE:
+        other = sentences[best]
+        if other.number not in claim.sentences and float(closeness[best]) > own + CLOSER_ELSEWHERE \
+                and _shares_a_word(new_words(claim.text, question), stems(other.text)):
             raise Rejected(Reason.UNCOVERED_CLAIM,
-                           f"Claim {number} is what {sentences[best].label} says, not what "
+                           f"Claim {number} is what {other.label} says, not what "
                            f"{', '.join(f'S{n}' for n in claim.sentences)} say.")
+
+
+def _shares_a_word(new: set[str], other: list[str]) -> bool:
+    """Whether a sentence's stems hold one of `new`, or a word of four letters or more that one
+    of them starts with or that starts one of them (the stemmer leaves "chopp" and "chop")."""
+    return any(a == b or (min(len(a), len(b)) >= 4 and a.isalpha() and b.isalpha()
+                          and (a.startswith(b) or b.startswith(a)))
+               for a in new for b in other)
 
 
 def _guard_numbers(number: int, claim: str, cited: str, sentences: list[Sentence], question: str) -> None:

@@ -216,6 +216,25 @@ def test_a_claim_with_words_its_sentence_lacks_is_refused_when_closer_to_another
     assert refused.value.code == "uncovered_claim" and "is what S1 says" in refused.value.detail
 
 
+
+DIGITS_QUESTION = "Roughly how many decimal digits can a double hold?"
+BINARY = "For example, 0.1 decimal is 0.00011 binary; an exact 1 / 10 does not exist in binary."
+FORMATS = ("Very small and very large numbers in the same expression. Double precision: 64 bits; "
+           "≈15.95 decimal digits. 53-bit mantissa, 11-bit exponent – scientific applications.")
+
+
+def test_a_claim_is_not_refused_as_closer_to_a_sentence_holding_none_of_its_words():
+    from citetutor.checks import guard
+    # The flip test's right first draft: MiniLM put it closer to the short sentence on 0.1 in
+    # binary than to the long slide of bullets that states its 15.95 (written there as "≈").
+    claim = "A double can hold approximately 15.95 decimal digits."
+    embedder = ScriptedVectors({claim: [1, 0], BINARY: [0.9, 0.44], FORMATS: [0.5, 0.87]})
+    evidence = numbered(BINARY, FORMATS, cosine=0.6)
+    draft = Draft(claims=[Claim(text=claim, sentences=[2])])
+    # "approximately" is not in the sentence, so the claim goes to the meaning judge.
+    assert guard(DIGITS_QUESTION, draft, evidence, 0.4, 0.45, "explain", embedder) == [1]
+
+
 @pytest.mark.parametrize("form, verb", [("ran", "run"), ("paid", "pay"), ("grew", "growing"),
                                         ("taught", "teach"), ("understood", "understand")])
 def test_irregular_forms_meet_their_verb(form, verb):
