@@ -17,7 +17,7 @@ from citetutor.foils import (
 )
 from citetutor.formulas import unstated_formulas
 from citetutor.models.base import Embedder
-from citetutor.schemas import BlindSolve, Claim, Draft
+from citetutor.schemas import BLIND_ANSWER_CHARS, BlindSolve, Claim, Draft
 from citetutor.states import Reason
 
 VALUE_REQUEST = re.compile(
@@ -241,7 +241,7 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
             _guard_words_elsewhere(number, claim, new, sentences)
             uncovered.append(number)
         sentences_text = " ".join(by_number[n].text for n in claim.sentences)
-        _guard_numbers(number, claim.text, sentences_text, sentences, question)
+        _guard_numbers(number, claim.text, [by_number[n].text for n in claim.sentences], sentences, question)
         _guard_formulas(number, claim.text, sentences_text)
     if embedder is not None:
         _guard_closer_elsewhere(embedder, question, draft, sentences, uncovered)
@@ -251,7 +251,9 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
     # A hint must not give the value away; and where the evidence states no number at all, the
     # question ("how long does it take to ...") did not ask for one the notes could give.
     if mode == "explain" and asks_for_value(question) and any(numbers_in(s.text) for s in sentences):
-        if not numbers_in(draft.answer) & numbers_in(cited_text):
+        counted = {count for claim in draft.claims
+                   for count in counted_lists(claim.text, [by_number[n].text for n in claim.sentences])}
+        if not numbers_in(draft.answer) & (numbers_in(cited_text) | counted):
             raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
     return uncovered
 
@@ -433,19 +435,55 @@ def _shares_a_word(new: set[str], other: list[str]) -> bool:
                for a in new for b in other)
 
 
-def _guard_numbers(number: int, claim: str, cited: str, sentences: list[Sentence], question: str) -> None:
+def _guard_numbers(number: int, claim: str, cited_sentences: list[str], sentences: list[Sentence],
+                   question: str) -> None:
     """Every number a claim states must appear in its cited sentences (or restate the
     question's: "two companies").
 
     The drafter is told which sentence states a missing number: told only that the number was
     not in its sentences, the 1.5B cited the same two three times over for "12 weeks", which a
     third sentence held ("Test after 12 week delay")."""
-    missing = numbers_in(claim) - numbers_in(cited) - numbers_in(question)
+    missing = (numbers_in(claim) - numbers_in(" ".join(cited_sentences)) - numbers_in(question)
+               - counted_lists(claim, cited_sentences))
     if missing:
         holder = next((s for s in sentences if missing <= numbers_in(s.text)), None)
         hint = pointer(holder) if holder else ""
         raise Rejected(Reason.NUMBER_NOT_IN_EVIDENCE,
                        f"Claim {number} states {', '.join(sorted(missing))}.{hint}")
+
+
+# A count followed by the list it counts: "two kinds of monism: materialism and idealism".
+COUNT_THEN_LIST = re.compile(
+    r"\b(?P<count>\d+|two|three|four|five|six|seven|eight|nine|ten)\s+"
+    r"(?:[a-z][\w'-]*\s+){0,3}?[a-z][\w'-]*"
+    r"(?:\s*[:,\u2014\u2013]\s*(?:namely\s+|such as\s+)?|\s+-\s+|\s+(?:namely|such as|called)\s+)"
+    r"(?P<items>[^.;:()]+)", re.IGNORECASE)
+# The list, then its count: "materialism and idealism are the two kinds of monism".
+LIST_THEN_COUNT = re.compile(
+    r"(?:^|[.;:]\s*)(?P<items>[^.;:()]+?)\s+(?:are|were)\s+(?:the\s+|both\s+)?"
+    r"(?P<count>\d+|two|three|four|five|six|seven|eight|nine|ten)\b", re.IGNORECASE)
+LIST_JOINTS = re.compile(r",\s*(?:and|or)\s+|,\s*|\s+(?:and|or)\s+", re.IGNORECASE)
+MAX_ITEM_WORDS = 5
+
+
+def counted_lists(claim: str, cited: list[str]) -> set[str]:
+    """The counts a claim states of a list it gives itself, every item in one cited sentence.
+
+    Notes list the kinds of a thing without counting them ("we have materialism and idealism,
+    which are both a form of monism"); asked how many kinds there are, a right "two kinds of
+    monism: materialism and idealism" was refused three times for stating a 2 the notes never
+    write. The count is the claim's own list counted, so it needs no sentence of its own; a
+    count that is not its list's length ("three kinds: materialism and idealism") still does.
+    One sentence must hold the whole list: items gathered from several ("dualism" from the
+    sentence before) are the drafter's grouping, not a list the notes give."""
+    counts = set()
+    for match in [*COUNT_THEN_LIST.finditer(claim), *LIST_THEN_COUNT.finditer(claim)]:
+        items = [set(stems(item)) for item in LIST_JOINTS.split(match["items"].strip())]
+        count = NUMBER_WORDS.get(match["count"].lower(), match["count"])
+        if (str(len(items)) == count and all(0 < len(item) <= MAX_ITEM_WORDS for item in items)
+                and any(set().union(*items) <= set(stems(sentence)) for sentence in cited)):
+            counts.add(count)
+    return counts
 
 
 def _guard_formulas(number: int, claim: str, cited: str) -> None:
@@ -554,6 +592,11 @@ def copied_without_choice(solved: BlindSolve, sentences: list[Sentence]) -> bool
     if not no_choice(solved.sentences) or len(words) < 3:
         return False
     return any(_copied_from(words, flat_words(s.text)) for s in sentences)
+
+
+def cut_off(answer: str) -> bool:
+    """Whether a blind answer stopped at its length limit before the end of a sentence."""
+    return len(answer) >= BLIND_ANSWER_CHARS and not answer.rstrip().endswith((".", "!", "?"))
 
 
 def _copied_from(words: list[str], held: list[str]) -> bool:
