@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 # every runtime sends them (as JSON-schema limits) and every reply is re-validated against them.
 MAX_CLAIMS = 3
 MAX_CITES = 3
+BLIND_ANSWER_CHARS = 160  # the blind answer's length limit: one the solver reaches is cut off
 MAX_CLAIM_CHARS = 240
 
 
@@ -48,7 +49,7 @@ def _shown(claim: str) -> str:
 class BlindSolve(BaseModel):
     """The verifier's own answer from the evidence alone, without seeing the draft."""
 
-    answer: str = Field(max_length=160, description="A short answer taken from the evidence.")
+    answer: str = Field(max_length=BLIND_ANSWER_CHARS, description="A short answer taken from the evidence.")
     sentences: list[int] = Field(max_length=MAX_CITES,
                                  description="Numbers of the sentences that state the answer.")
 

@@ -16,6 +16,7 @@ from citetutor.checks import (
     abstains,
     agrees_with_blind,
     copied_without_choice,
+    cut_off,
     guard,
     guard_each_claim_on_topic,
     holding_words,
@@ -288,7 +289,7 @@ def _attempts(gate: Gate, trace, question: str, sentences: list[Sentence], mode:
             except Rejected:
                 reasons.append(Reason.DEADLINE)
                 return _refuse(reasons, attempt)
-            if not solved.sentences:
+            if not solved.sentences and not cut_off(solved.answer):
                 reasons.append(Reason.BLIND_UNANSWERABLE)
                 return _refuse(reasons, attempt)  # more drafts cannot change the evidence
             verify_draft(gate, trace, question, sentences, draft, solved, uncovered, attempt, on_stage)
@@ -354,7 +355,10 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
     """After the code checks: agreement with the blind solve, then each claim's meaning.
 
     A blind solve that only copied a slide title found no answer to agree or disagree with:
-    then every claim, not just those the words cannot vouch for, goes to the meaning judge. One
+    then every claim, not just those the words cannot vouch for, goes to the meaning judge. So
+    did one that ran into its length limit before citing any sentence (`cut_off`; a solver that
+    cites none and finishes found none, and the draft was refused before it came here): asked
+    how many kinds of monism there are, the 0.5B listed "S1, S2, S3, …" until its limit. One
     that only copied a sentence without choosing it (`copied_without_choice`) is no answer of its
     own either: weighed against it, a draft is refused only when the judge clearly prefers the
     copy (an answer from a neighbouring sentence did lose so, by 0.73 nats), and otherwise every
@@ -366,7 +370,7 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
     (a right copy on dropping patients with missing values led by 0.18 nats and was refused),
     so that reading decides nothing. Such a claim still meets its flips, if it has any."""
     every_claim = list(range(1, len(draft.claims) + 1))
-    if abstains(solved.answer):
+    if abstains(solved.answer) or not solved.sentences:
         uncovered = every_claim
     elif not agrees_with_blind(gate.embedder, question, draft, solved):
         on_stage("support_check", attempt)

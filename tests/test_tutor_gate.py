@@ -12,7 +12,7 @@ from citetutor.errors import InputError
 from citetutor.evidence import stems
 from citetutor.models.base import Choice
 from citetutor.quotes import asks, doubled
-from citetutor.schemas import BlindSolve, Claim, Draft
+from citetutor.schemas import BLIND_ANSWER_CHARS, BlindSolve, Claim, Draft
 from tests.corpus import MIT, corpus_file
 from tests.fakes import ContraryJudge, OverlapJudge
 from tests.helpers import (
@@ -432,11 +432,25 @@ def test_a_blind_answer_the_evidence_does_not_give_no_longer_refuses_a_quoted_dr
     assert judged and judged[0]["outcome"] == "ok"
 
 
-def test_blind_solve_that_finds_no_sentence_refuses(pipe):
+@pytest.mark.parametrize("answer", ["", "None of the sentences say."])
+def test_blind_solve_that_finds_no_sentence_refuses(pipe, answer):
     pipe.models.drafter.enqueue(quoting_draft())
-    pipe.models.verifier.enqueue(BlindSolve(answer="", sentences=[]))
+    pipe.models.verifier.enqueue(BlindSolve(answer=answer, sentences=[]))
     result = pipe.ask(QUESTION, pipe.subject_id)
     assert result.status == "refused" and result.reasons == ["blind_unanswerable"]
+
+
+def test_a_blind_solve_cut_off_before_citing_any_sentence_found_no_answer_and_refuses_nothing(tmp_path):
+    # Philosophy notes, asked how many kinds of monism there are: the 0.5B listed "S1, S2, S3, …"
+    # until its length limit and cited nothing. It did not find the question unanswerable; it
+    # found no answer at all, so the judge reads each claim, as after a copied slide title.
+    labels = ", ".join(f"S{n}" for n in range(1, 40))[:BLIND_ANSWER_CHARS]
+    pipe = _pipe_with(tmp_path, OverlapJudge())
+    pipe.models.drafter.enqueue(quoting_draft(reworded=True))
+    pipe.models.verifier.enqueue(BlindSolve(answer=labels, sentences=[]))
+    result = pipe.ask(QUESTION, pipe.subject_id)
+    assert result.status == "answered" and result.reasons == []
+    assert any("Statement: " in call for call in pipe.models.judge.calls)
 
 
 def test_question_without_support_is_refused_without_model_calls(pipe):
@@ -795,6 +809,14 @@ def test_a_copy_the_blind_solver_made_without_choosing_it_is_no_answer_of_its_ow
     assert not copied_without_choice(BlindSolve(answer="0.5", sentences=[1, 2, 3]), evidence), "too short to tell"
     cut = BlindSolve(answer="C-index is a generalization of the area under the ROC cu", sentences=[1, 2, 3])
     assert copied_without_choice(cut, evidence), "cut off mid-word where the answer's length limit fell"
+
+
+def test_a_blind_answer_is_cut_off_only_when_it_reaches_the_length_limit_mid_sentence():
+    from citetutor.checks import cut_off
+    labels = ", ".join(f"S{n}" for n in range(1, 40))[:BLIND_ANSWER_CHARS]
+    assert cut_off(labels), "the philosophy set's 0.5B listed labels until its limit"
+    assert not cut_off(labels[:BLIND_ANSWER_CHARS - 1] + "."), "it finished its sentence"
+    assert not cut_off(labels[:120]), "short of the limit: the answer ended where the solver chose"
 
 
 def test_a_claim_the_length_limit_cut_off_is_shown_as_cut():
