@@ -240,9 +240,9 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
         if not covers(new, claim.sentences, sentences, 1.0):
             _guard_words_elsewhere(number, claim, new, sentences)
             uncovered.append(number)
-        sentences_text = " ".join(by_number[n].text for n in claim.sentences)
-        _guard_numbers(number, claim.text, [by_number[n].text for n in claim.sentences], sentences, question)
-        _guard_formulas(number, claim.text, sentences_text)
+        cited_texts = [by_number[n].text for n in claim.sentences]
+        _guard_numbers(number, claim.text, cited_texts, sentences, question)
+        _guard_formulas(number, claim.text, " ".join(cited_texts))
     if embedder is not None:
         _guard_closer_elsewhere(embedder, question, draft, sentences, uncovered)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
