@@ -475,15 +475,43 @@ def counted_lists(claim: str, cited: list[str]) -> set[str]:
     write. The count is the claim's own list counted, so it needs no sentence of its own; a
     count that is not its list's length ("three kinds: materialism and idealism") still does.
     One sentence must hold the whole list: items gathered from several ("dualism" from the
-    sentence before) are the drafter's grouping, not a list the notes give."""
+    sentence before) are the drafter's grouping, not a list the notes give; and that sentence's
+    list must end where the claim's does (`_lists_more`)."""
     counts = set()
     for match in [*COUNT_THEN_LIST.finditer(claim), *LIST_THEN_COUNT.finditer(claim)]:
-        items = [set(stems(item)) for item in LIST_JOINTS.split(match["items"].strip())]
+        listed = LIST_JOINTS.split(match["items"].strip())
+        items = [set(stems(item)) for item in listed]
         count = NUMBER_WORDS.get(match["count"].lower(), match["count"])
         if (str(len(items)) == count and all(0 < len(item) <= MAX_ITEM_WORDS for item in items)
-                and any(set().union(*items) <= set(stems(sentence)) for sentence in cited)):
+                and any(set().union(*items) <= set(stems(sentence)) and not _lists_more(listed, sentence)
+                        for sentence in cited)):
             counts.add(count)
     return counts
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _plain_words(text: str) -> list[str]:
+    """A list item's words, lower-cased, without punctuation or articles."""
+    return [w for w in re.findall(r"[\w'’-]+", text.lower()) if w not in _ARTICLES]
+
+
+def _lists_more(listed: list[str], sentence: str) -> bool:
+    """Whether the sentence lists the claim's items among more: "special, general and punitive
+    damages" has a third where "two kinds: special and general" counts two.
+
+    The sentence is cut at its list joints; where an item is a whole piece, a short piece
+    beside it (five words at most) is one more item. A piece holding more than the item ("we
+    have materialism") opens the list, and a long one ("which are both a form of monism")
+    closes it."""
+    pieces = [_plain_words(piece) for piece in LIST_JOINTS.split(sentence)]
+    ends = [next((i for i, piece in enumerate(pieces) if piece == _plain_words(item)), None)
+            for item in (listed[0], listed[-1])]
+    first, last = ends
+    before = first is not None and first > 0 and 0 < len(pieces[first - 1]) <= MAX_ITEM_WORDS
+    after = last is not None and last + 1 < len(pieces) and 0 < len(pieces[last + 1]) <= MAX_ITEM_WORDS
+    return before or after
 
 
 def _guard_formulas(number: int, claim: str, cited: str) -> None:

@@ -342,16 +342,22 @@ def test_a_count_of_the_claims_own_list_from_one_sentence_needs_no_sentence_stat
     from citetutor.schemas import Claim, Draft
     evidence = numbered("On the other hand, we have materialism and idealism, which are both a form of monism.",
                         "The first is dualism, which posits that the material and mental worlds are separated.",
-                        "Wiley-Blackwell, Malden, MA, 1996.", cosine=0.6)
+                        "Wiley-Blackwell, Malden, MA, 1996.",
+                        "The courts award special, general and punitive damages.", cosine=0.6)
     question = "How many kinds of monism do the notes talk about, and what are they?"
     for right in ("The notes talk about two kinds of monism: materialism and idealism.",
                   "There are 2 forms of monism, namely materialism and idealism.",
                   "Materialism and idealism are the two kinds of monism."):
         guard(question, Draft(claims=[Claim(text=right, sentences=[1])]), evidence, 0.4, 0.45, "explain")
+    whole = Claim(text="There are three kinds of damages: special, general and punitive.", sentences=[4])
+    guard("How many kinds of damages are there?", Draft(claims=[whole]), evidence, 0.4, 0.45, "explain")
     for wrong, cited in (("There are three kinds of monism: materialism and idealism.", [1]),  # not its list's length
                          # items of two sentences:
                          ("There are three kinds of monism: materialism, idealism and dualism.", [1, 2]),
-                         ("We have two forms of monism.", [1])):  # no list to count
+                         ("We have two forms of monism.", [1]),  # no list to count
+                         # part of a longer list: the notes name three
+                         ("There are two kinds of damages: special and general.", [4]),
+                         ("There are two kinds of damages: general and punitive.", [4])):
         with pytest.raises(Rejected) as refused:
             guard(question, Draft(claims=[Claim(text=wrong, sentences=cited)]), evidence, 0.4, 0.45, "explain")
         assert refused.value.code == "number_not_in_evidence", wrong
