@@ -493,8 +493,8 @@ _ARTICLES = frozenset({"a", "an", "the"})
 
 
 def _plain_words(text: str) -> list[str]:
-    """A list item's words, lower-cased, without punctuation or articles."""
-    return [w for w in re.findall(r"[\w'’-]+", text.lower()) if w not in _ARTICLES]
+    """A list item's words as the copied-run checks read them (`flat_words`), without articles."""
+    return [w for w in flat_words(text) if w not in _ARTICLES]
 
 
 def _lists_more(listed: list[str], sentence: str) -> bool:
