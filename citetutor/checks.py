@@ -220,6 +220,7 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
     check_known([n for c in draft.claims for n in c.sentences], sentences)
     by_number = {s.number: s for s in sentences}
     uncovered = []
+    counted: set[str] = set()  # counts the claims state of their own lists (`counted_lists`)
     for number, claim in enumerate(draft.claims, start=1):
         if not WORDS_BEYOND_LABELS.search(SENTENCE_LABEL.sub(" ", claim.text)):
             # "S1" was shown as the answer to what counts as a medium effect: it states nothing.
@@ -241,8 +242,11 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
             _guard_words_elsewhere(number, claim, new, sentences)
             uncovered.append(number)
         cited_texts = [by_number[n].text for n in claim.sentences]
-        _guard_numbers(number, claim.text, cited_texts, sentences, question)
-        _guard_formulas(number, claim.text, " ".join(cited_texts))
+        its_counts = counted_lists(claim.text, cited_texts)
+        counted |= its_counts
+        joined = " ".join(cited_texts)
+        _guard_numbers(number, claim.text, joined, its_counts, sentences, question)
+        _guard_formulas(number, claim.text, joined)
     if embedder is not None:
         _guard_closer_elsewhere(embedder, question, draft, sentences, uncovered)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
@@ -251,8 +255,6 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
     # A hint must not give the value away; and where the evidence states no number at all, the
     # question ("how long does it take to ...") did not ask for one the notes could give.
     if mode == "explain" and asks_for_value(question) and any(numbers_in(s.text) for s in sentences):
-        counted = {count for claim in draft.claims
-                   for count in counted_lists(claim.text, [by_number[n].text for n in claim.sentences])}
         if not numbers_in(draft.answer) & (numbers_in(cited_text) | counted):
             raise Rejected(Reason.QUANTITY_NOT_IN_EVIDENCE)
     return uncovered
@@ -435,16 +437,15 @@ def _shares_a_word(new: set[str], other: list[str]) -> bool:
                for a in new for b in other)
 
 
-def _guard_numbers(number: int, claim: str, cited_sentences: list[str], sentences: list[Sentence],
+def _guard_numbers(number: int, claim: str, cited: str, counted: set[str], sentences: list[Sentence],
                    question: str) -> None:
     """Every number a claim states must appear in its cited sentences (or restate the
-    question's: "two companies").
+    question's: "two companies", or count the claim's own list: `counted`).
 
     The drafter is told which sentence states a missing number: told only that the number was
     not in its sentences, the 1.5B cited the same two three times over for "12 weeks", which a
     third sentence held ("Test after 12 week delay")."""
-    missing = (numbers_in(claim) - numbers_in(" ".join(cited_sentences)) - numbers_in(question)
-               - counted_lists(claim, cited_sentences))
+    missing = numbers_in(claim) - numbers_in(cited) - numbers_in(question) - counted
     if missing:
         holder = next((s for s in sentences if missing <= numbers_in(s.text)), None)
         hint = pointer(holder) if holder else ""
@@ -506,9 +507,8 @@ def _lists_more(listed: list[str], sentence: str) -> bool:
     have materialism") opens the list, and a long one ("which are both a form of monism")
     closes it."""
     pieces = [_plain_words(piece) for piece in LIST_JOINTS.split(sentence)]
-    ends = [next((i for i, piece in enumerate(pieces) if piece == _plain_words(item)), None)
-            for item in (listed[0], listed[-1])]
-    first, last = ends
+    first, last = (next((i for i, piece in enumerate(pieces) if piece == words), None)
+                   for words in (_plain_words(listed[0]), _plain_words(listed[-1])))
     before = first is not None and first > 0 and 0 < len(pieces[first - 1]) <= MAX_ITEM_WORDS
     after = last is not None and last + 1 < len(pieces) and 0 < len(pieces[last + 1]) <= MAX_ITEM_WORDS
     return before or after

@@ -369,9 +369,8 @@ def verify_draft(gate: Gate, trace, question: str, sentences: list[Sentence], dr
     whether the notes state their own words rather than their denial, the judge barely leans
     (a right copy on dropping patients with missing values led by 0.18 nats and was refused),
     so that reading decides nothing. Such a claim still meets its flips, if it has any."""
-    every_claim = list(range(1, len(draft.claims) + 1))
     if abstains(solved.answer) or not solved.sentences:
-        uncovered = every_claim
+        uncovered = list(range(1, len(draft.claims) + 1))
     elif not agrees_with_blind(gate.embedder, question, draft, solved):
         on_stage("support_check", attempt)
         verdict = _judged(gate, trace, attempt, Reason.BLIND_DISAGREES, seen, partial(
