@@ -22,7 +22,10 @@ _BOUNDARY = re.compile(
     r"|\n(?=\s*(?:[•\-–*▪]\s|\d{1,2}[.)]\s|[QA]:))"
     r"|\n(?=[A-Z][^\n]{2,60}\n\s*[•●])"  # a slide heading starts its bullets' sentence
 )
-_ANAPHOR = re.compile(r"(This|These|That|Those|It|Its|Such|Thus|Hence|Therefore|So|Then)\b")
+# A sentence that points back: it opens with a pronoun, or with a short phrase and then one
+# ("In Ontario, it is not punishable", "If they are unable to apportion it, it defaults to 50/50").
+_ANAPHOR = re.compile(r"(?:[^,.;:!?\n•]{1,40},\s*)?(?:This|These|That|Those|It|Its|They|Their|Such|Thus|Hence|"
+                      r"Therefore|So|Then)\b|[^,.;:!?\n•]{1,40},\s*(?:it|its|they|their|this|these|those)\b")
 # A sub-item of a list: a dash bullet or a numbered item (a "•" starts a new point instead).
 _LIST_ITEM = re.compile(r"\s*(?:[\-–*▪]\s|\d{1,2}[.)]\s)")
 MIN_SENTENCE_CHARS = 40
@@ -87,7 +90,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 def _belongs_to(previous: str, piece: str, joined_length: int) -> bool:
     """Whether `piece` joins the sentence before it, so a cited sentence states its fact alone:
-    it points back ("This motion is known as ..."), or answers a question or heading that
+    it points back ("This motion is known as ...", "In Ontario, it is not punishable": without
+    "Nonfeasance refers to failing to provide a positive act (for example, not saving a dying
+    person)" before it, the drafter was never shown what is not punishable), or answers a question or heading that
     ends in "?" (slides: "When is an array used? 1) Storing ..."), or is what a sentence
     ending in ":" announced. A slide's "Evolution will occur if there is:" said nothing on its
     own, and the drafter, which sees sentences ranked by meaning and not in order, finished it

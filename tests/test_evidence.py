@@ -71,6 +71,23 @@ def test_a_sentence_that_points_back_keeps_its_predecessor():
                                "uniform circular motion.")
 
 
+def test_a_sentence_pointing_back_after_an_opening_phrase_keeps_its_predecessor():
+    """The law notes' nonfeasance sentence was never retrieved for "do I have to save a stranger
+    who's drowning": only its second half, which says "it is not punishable" without saying what."""
+    text = ("Nonfeasance refers to failing to provide a positive act (for example, not saving a dying "
+            "person). In Ontario, it is not punishable, unless explicitly stated to be in statute. "
+            "Malfeasance says that if a positive act was provided, but done negligently, the actor is liable.")
+    assert pieces(text)[:2] == [
+        "Nonfeasance refers to failing to provide a positive act (for example, not saving a dying person). "
+        "In Ontario, it is not punishable, unless explicitly stated to be in statute.",
+        "Malfeasance says that if a positive act was provided, but done negligently, the actor is liable."]
+    settled = ("The judge apportions liability between the two parties. If they are unable to apportion it, "
+               "it defaults to 50/50 though! Voluntary assumption of risk is another defence.")
+    assert pieces(settled)[0].endswith("defaults to 50/50 though!")
+    apart = "Strict liability is based on causation, not on blame. In Ontario, courts have kept the rule since 1990."
+    assert len(pieces(apart)) == 2, "a sentence whose opening phrase leads to no pronoun stands alone"
+
+
 def test_a_question_heading_keeps_the_answer_after_it():
     text = "When and where is a static Array used?\n1) Storing and accessing sequential data"
     assert pieces(text) == [text]
