@@ -91,8 +91,8 @@ def covers(new: set[str], numbers: list[int], sentences: list[Sentence], min_ove
 
 def unfounded(text: str, new: set[str], cited: set[str]) -> list[str]:
     """The words of `text`, as written, whose stems are new and not in the cited sentences."""
-    words = dict.fromkeys(re.findall(r"\w+", text))
-    return [w for w in words if stems(w) and stems(w)[0] in new - cited]
+    words = dict.fromkeys(re.findall(r"\w+(?:['’]\w+)?", text))  # "can't" whole: its "not" is new
+    return [w for w in words if set(stems(w)) & (new - cited)]
 
 
 def states_answer(sentence: str, answer: str, question: str) -> bool:

@@ -232,15 +232,33 @@ def stem(word: str) -> str:
 _GLUED_NUMBER = re.compile(r"^(\d+)([a-z]{3,})$")
 
 
+# Negations written as one word with their verb, read as the verb and "not".
+_CONTRACTED_NEGATION = re.compile(r"\b(\w+?)n['’]t\b|\bcannot\b", re.IGNORECASE)
+_CONTRACTED_VERBS = {"ca": "can", "wo": "will", "sha": "shall"}  # can't, won't, shan't
+
+
 def stems(text: str) -> list[str]:
     """Content-word stems: tokens without stopwords, so forms of a word meet.
 
     A number glued to its unit is read as both: a slide's text layer "Test'after'12week'delay"
     held the "12 weeks after learning" a right draft said, and the claim was refused because
     "12week" is one token. (Only here, for the checks: retrieval's index keeps its tokens.)
+    A negation is "not" however it is written: a right "You cannot be sued ... while testifying"
+    was refused, and its source "defamation is not possible" never named, because "cannot" was
+    one word of its own; and "can't" was read as "can", so it denied nothing.
     """
-    words = [part for w in tokenize(text) for part in _unglued(w)]
+    words = [part for w in tokenize(_spelled_negations(text)) for part in _unglued(w)]
     return [stem(w) for w in words if len(w) > 2 or w.isdigit()]
+
+
+def _spelled_negations(text: str) -> str:
+    """'cannot' as 'can not', "isn't" as 'is not', "won't" as 'will not'."""
+    def spelled(match: re.Match[str]) -> str:
+        if match.group(0).lower() == "cannot":
+            return "can not"
+        verb = match.group(1)
+        return f"{_CONTRACTED_VERBS.get(verb.lower(), verb)} not"
+    return _CONTRACTED_NEGATION.sub(spelled, text)
 
 
 def _unglued(token: str) -> tuple[str, ...]:

@@ -480,3 +480,29 @@ def test_with_no_blind_answer_to_weigh_against_each_claim_must_be_about_the_ques
     parts = ["How do I stop the same person's X-rays from ending up in both sets?",
              "How is the test set imputed?"]
     guard_each_claim_on_topic(question, parts, Draft(claims=[imputed, split]), evidence, 0.45)
+
+
+def test_a_negation_is_one_word_however_it_is_written():
+    """A right "You cannot be sued ... while testifying in court" cited an Anti-SLAPP sentence and
+    was told "cannot" was missing, with no pointer: "cannot" was a word of its own, and the
+    sentence saying "defamation is not possible" in court was never named. "Can't" was read as
+    "can", so a claim denying what its sentence affirms lost its "not"."""
+    from citetutor.checks import Rejected, guard
+    from citetutor.evidence import stems
+    assert stems("you cannot, can't, won't or isn't") == ["can", "not", "can", "not", "will", "not", "not"]
+    evidence = numbered(
+        "Can either be slander (spoken) or libel (written).",
+        "There are cases where defamation is not possible: • In court and legislation, defamation is not "
+        "possible as the speaker has absolute privilege",
+        "In summary, Anti-SLAPP laws help news organizations protect themselves from defamation lawsuits.",
+        cosine=0.5)
+    question = "Can I get sued for something I say while testifying in court?"
+    claim = "You cannot be sued for something you say while testifying in court."
+    with pytest.raises(Rejected) as refused:
+        guard(question, Draft(claims=[Claim(text=claim, sentences=[3])]), evidence, 0.4, 0.45, "explain")
+    assert "says cannot, which S3" in refused.value.detail and "Cite S2" in refused.value.detail
+    assert guard(question, Draft(claims=[Claim(text=claim, sentences=[2])]), evidence, 0.4, 0.45, "explain") == []
+    affirmed = numbered("A bank's customers can withdraw their deposits on demand.", cosine=0.5)
+    denied = Draft(claims=[Claim(text="Customers can't withdraw deposits on demand.", sentences=[1])])
+    assert guard("When can customers take their money out?", denied, affirmed, 0.6, 0.45, "explain") == [1], \
+        "the denial its sentence lacks goes to the meaning judge"
