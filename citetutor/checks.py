@@ -250,7 +250,13 @@ def guard(question: str, draft: Draft, sentences: list[Sentence], min_overlap: f
     if embedder is not None:
         _guard_closer_elsewhere(embedder, question, draft, sentences, uncovered)
     cited = [by_number[n] for n in dict.fromkeys(n for c in draft.claims for n in c.sentences)]
-    _guard_topic(question, cited, min_topic)
+    # A cited sentence holding none of a claim's words is not its source, and does not make it
+    # about the question: "The judge can only pick ONE defense ...", copied from one sentence, was
+    # shown for how blame is split when the judge cannot tell, on the strength of a sentence on
+    # strict liability cited beside it. A claim in wholly other words keeps all its sentences.
+    sources = [by_number[n] for n in dict.fromkeys(
+        n for c in draft.claims for n in (holding_words(question, c, by_number) or c.sentences))]
+    _guard_topic(question, sources, min_topic)
     cited_text = " ".join(s.text for s in cited)
     # A hint must not give the value away; and where the evidence states no number at all, the
     # question ("how long does it take to ...") did not ask for one the notes could give.
@@ -646,6 +652,11 @@ def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve)
     """
     if polarity_conflict(solved.answer, draft.answer):
         raise Rejected(Reason.BLIND_DISAGREES, "It says the opposite of what the evidence says.")
+    bare = len(flat_words(solved.answer)) == 1 and verdict(solved.answer)
+    if bare and verdict(solved.answer) == verdict(draft.answer):
+        # A bare "No" is the solver's whole answer to a yes/no question; weighed against "No, you
+        # cannot set up booby traps ...", the judge gave +0.20 nats and the right draft was refused.
+        return True
     # A run of numbers is no choice: the 0.5B's S1-S3 let "Variable encoding improves retrieval"
     # pass as why thinking about meaning helps memory, because the draft cited S2.
     chosen = set() if no_choice(solved.sentences) else set(solved.sentences)
@@ -653,6 +664,15 @@ def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve)
         return True
     return same_content(question, draft.answer, solved.answer) or same_meaning(
         embedder, solved.answer, draft.answer, question)
+
+
+_VERDICT = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+
+def verdict(answer: str) -> str:
+    """'yes' or 'no' when an answer opens with one, else ''."""
+    opening = _VERDICT.match(answer)
+    return opening.group(1).lower() if opening else ""
 
 
 def same_content(question: str, answer: str, blind: str) -> bool:

@@ -506,3 +506,45 @@ def test_a_negation_is_one_word_however_it_is_written():
     denied = Draft(claims=[Claim(text="Customers can't withdraw deposits on demand.", sentences=[1])])
     assert guard("When can customers take their money out?", denied, affirmed, 0.6, 0.45, "explain") == [1], \
         "the denial its sentence lacks goes to the meaning judge"
+
+
+def test_a_bare_yes_or_no_from_the_blind_solver_agrees_with_a_draft_giving_the_same_verdict():
+    """The 0.5B answered "No" (citing S1-S3) to whether booby traps are allowed; weighed against
+    "No, you cannot set up booby traps ...", the judge gave +0.20 nats and the right draft was
+    refused. The verdict is its whole answer: the same verdict agrees, any other is left to the judge."""
+    from citetutor.checks import agrees_with_blind
+    from citetutor.schemas import BlindSolve
+    question = "Am I allowed to set up booby traps to keep people from breaking into my property?"
+    said_no = BlindSolve(answer="No", sentences=[1, 2, 3])
+    draft = Draft(claims=[Claim(text="No, you cannot set up booby traps to keep people out.", sentences=[4])])
+    assert agrees_with_blind(HashEmbedder(), question, draft, said_no)
+    allowed = Draft(claims=[Claim(text="Yes, you can set up booby traps.", sentences=[4])])
+    assert not agrees_with_blind(HashEmbedder(), question, allowed, said_no)
+    no_verdict = Draft(claims=[Claim(text="Occupiers owe trespassers a duty of general humanity.", sentences=[4])])
+    assert not agrees_with_blind(HashEmbedder(), question, no_verdict, said_no)
+    longer = BlindSolve(answer="No, occupiers owe a duty", sentences=[1, 2, 3])
+    assert not agrees_with_blind(HashEmbedder(), question, draft, longer), "only a bare verdict is its whole answer"
+
+
+def test_a_cited_sentence_holding_none_of_a_claims_words_does_not_make_it_about_the_question():
+    """ "The judge can only pick ONE defense ...", copied from a sentence below the topic floor, was
+    shown for how blame is split when the judge cannot tell, carried by a sentence on strict
+    liability cited beside it that shares none of its words."""
+    from dataclasses import replace
+
+    import pytest
+
+    from citetutor.checks import Rejected, guard
+    question = "If the judge can't work out how much each side was to blame, how does the blame get split?"
+    copied, beside = numbered("The judge however can only pick ONE defense. This changes the decision, so the judge "
+                              "decides how harsh to be!", "Strict Liability Liability is based on causation, "
+                              "regardless of blame or motive.")
+    evidence = [replace(copied, cosine=0.44), replace(beside, cosine=0.46)]
+    claim = Claim(text="The judge can only pick ONE defense. This changes the decision, so the judge decides "
+                       "how harsh to be!", sentences=[1, 2])
+    with pytest.raises(Rejected) as refused:
+        guard(question, Draft(claims=[claim]), evidence, 0.4, 0.45, "explain")
+    assert refused.value.code == "off_question"
+    # A claim in other words than all its sentences keeps them all for the topic check.
+    paraphrase = Claim(text="Both parties carry equal fault.", sentences=[1, 2])
+    assert guard(question, Draft(claims=[paraphrase]), evidence, 0.0, 0.45, "explain") == [1]
