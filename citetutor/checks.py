@@ -652,8 +652,8 @@ def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve)
     """
     if polarity_conflict(solved.answer, draft.answer):
         raise Rejected(Reason.BLIND_DISAGREES, "It says the opposite of what the evidence says.")
-    bare = len(flat_words(solved.answer)) == 1 and verdict(solved.answer)
-    if bare and verdict(solved.answer) == verdict(draft.answer):
+    said = verdict(solved.answer)
+    if said and len(flat_words(solved.answer)) == 1 and said == verdict(draft.answer):
         # A bare "No" is the solver's whole answer to a yes/no question; weighed against "No, you
         # cannot set up booby traps ...", the judge gave +0.20 nats and the right draft was refused.
         return True

@@ -92,11 +92,11 @@ def _belongs_to(previous: str, piece: str, joined_length: int) -> bool:
     """Whether `piece` joins the sentence before it, so a cited sentence states its fact alone:
     it points back ("This motion is known as ...", "In Ontario, it is not punishable": without
     "Nonfeasance refers to failing to provide a positive act (for example, not saving a dying
-    person)" before it, the drafter was never shown what is not punishable), or answers a question or heading that
-    ends in "?" (slides: "When is an array used? 1) Storing ..."), or is what a sentence
-    ending in ":" announced. A slide's "Evolution will occur if there is:" said nothing on its
-    own, and the drafter, which sees sentences ranked by meaning and not in order, finished it
-    with a sentence from another page."""
+    person)" before it, the drafter was never shown what is not punishable), or answers a
+    question or heading that ends in "?" (slides: "When is an array used? 1) Storing ..."), or
+    is what a sentence ending in ":" announced. A slide's "Evolution will occur if there is:"
+    said nothing on its own, and the drafter, which sees sentences ranked by meaning and not in
+    order, finished it with a sentence from another page."""
     if joined_length > MAX_SENTENCE_CHARS:
         return False
     return bool(_ANAPHOR.match(piece.lstrip())) or previous.endswith(("?", ":"))
