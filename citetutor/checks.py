@@ -14,6 +14,7 @@ from citetutor.foils import (
     negation_count,
     polarity_conflict,
     run_starts,
+    verdict,
 )
 from citetutor.formulas import unstated_formulas
 from citetutor.models.base import Embedder
@@ -664,15 +665,6 @@ def agrees_with_blind(embedder, question: str, draft: Draft, solved: BlindSolve)
         return True
     return same_content(question, draft.answer, solved.answer) or same_meaning(
         embedder, solved.answer, draft.answer, question)
-
-
-_VERDICT = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
-
-
-def verdict(answer: str) -> str:
-    """'yes' or 'no' when an answer opens with one, else ''."""
-    opening = _VERDICT.match(answer)
-    return opening.group(1).lower() if opening else ""
 
 
 def same_content(question: str, answer: str, blind: str) -> bool:

@@ -24,8 +24,9 @@ _BOUNDARY = re.compile(
 )
 # A sentence that points back: it opens with a pronoun, or with a short phrase and then one
 # ("In Ontario, it is not punishable", "If they are unable to apportion it, it defaults to 50/50").
-_ANAPHOR = re.compile(r"(?:[^,.;:!?\n•]{1,40},\s*)?(?:This|These|That|Those|It|Its|They|Their|Such|Thus|Hence|"
-                      r"Therefore|So|Then)\b|[^,.;:!?\n•]{1,40},\s*(?:it|its|they|their|this|these|those)\b")
+_OPENING_PHRASE = r"[^,.;:!?\n•]{1,40},\s*"
+_ANAPHOR = re.compile(rf"(?:{_OPENING_PHRASE})?(?:This|These|That|Those|It|Its|They|Their|Such|Thus|Hence|"
+                      rf"Therefore|So|Then)\b|{_OPENING_PHRASE}(?:it|its|they|their|this|these|those)\b")
 # A sub-item of a list: a dash bullet or a numbered item (a "•" starts a new point instead).
 _LIST_ITEM = re.compile(r"\s*(?:[\-–*▪]\s|\d{1,2}[.)]\s)")
 MIN_SENTENCE_CHARS = 40

@@ -86,6 +86,12 @@ def _denied(text: str) -> list[str]:
 _YES_NO = re.compile(r"^(\W*)(yes|no)\b", re.IGNORECASE)
 
 
+def verdict(answer: str) -> str:
+    """'yes' or 'no' when an answer opens with one, else ''."""
+    opening = _YES_NO.match(answer)
+    return opening.group(2).lower() if opening else ""
+
+
 def denial(text: str) -> str:
     """The statement denied whole, its words untouched: "It is not true that ..."."""
     text = text.strip()
