@@ -25,8 +25,14 @@ _BOUNDARY = re.compile(
 # A sentence that points back: it opens with a pronoun, or with a short phrase and then one
 # ("In Ontario, it is not punishable", "If they are unable to apportion it, it defaults to 50/50").
 _OPENING_PHRASE = r"[^,.;:!?\n•]{1,40},\s*"
+# Or it names them in its first few words, where no noun follows ("Know these as you go along
+# so you don't escalate ...", "We tend to include these when they shouldn't matter").
+_FEW_WORDS = r"(?:[^\s,.;:!?•]+\s+){1,5}?"
+_NO_NOUN_AFTER = (r"(?=\s+(?:as|when|if|because|so|to|in|on|is|are|was|were|can|will|may|should|and|or|"
+                  r"by|for|with|at|from|into|over|up|out|down|apart|together|first|again)\b|\s*[,.;:!?)]|\s*$)")
 _ANAPHOR = re.compile(rf"(?:{_OPENING_PHRASE})?(?:This|These|That|Those|It|Its|They|Their|Such|Thus|Hence|"
-                      rf"Therefore|So|Then)\b|{_OPENING_PHRASE}(?:it|its|they|their|this|these|those)\b")
+                      rf"Therefore|So|Then)\b|{_OPENING_PHRASE}(?:it|its|they|their|this|these|those)\b"
+                      rf"|{_FEW_WORDS}(?:these|those|them)\b{_NO_NOUN_AFTER}")
 # A sub-item of a list: a dash bullet or a numbered item (a "•" starts a new point instead).
 _LIST_ITEM = re.compile(r"\s*(?:[\-–*▪]\s|\d{1,2}[.)]\s)")
 MIN_SENTENCE_CHARS = 40

@@ -88,6 +88,20 @@ def test_a_sentence_pointing_back_after_an_opening_phrase_keeps_its_predecessor(
     assert len(pieces(apart)) == 2, "a sentence whose opening phrase leads to no pronoun stands alone"
 
 
+def test_a_sentence_naming_these_in_its_first_words_keeps_its_predecessor():
+    """The OB notes' advice on escalation was retrieved as "Know these as you go along so you
+    don't escalate commitment to a bad deal", never saying what "these" are."""
+    text = ("Your BATNA, resistance point and target define the deal. Know these as you go along so "
+            "you don't escalate commitment to a bad deal. Anchoring is another bias.")
+    assert pieces(text)[0].endswith("escalate commitment to a bad deal.")
+    apart = ("Sunk costs are permanent losses of resources from earlier decisions. We compare these "
+             "costs to future gains.")
+    assert len(pieces(apart)) == 2, "'these' before its noun names the noun, not the sentence before"
+    far = ("Sunk costs are permanent losses of resources from earlier decisions. Managers in the "
+           "largest and oldest firms often ignore them.")
+    assert len(pieces(far)) == 2, "a pronoun past the first few words does not join"
+
+
 def test_a_question_heading_keeps_the_answer_after_it():
     text = "When and where is a static Array used?\n1) Storing and accessing sequential data"
     assert pieces(text) == [text]
