@@ -17,6 +17,10 @@ _WORD = re.compile(r"\S+")
 _EDGES = re.compile(r"^[^\w]+|[^\w.]+$")
 _SENTENCE_END = re.compile(r"[.?!:]$")
 _PARTS = re.compile(r"[-_\s]+")
+# A possessive or a contraction is not part of the name: "Bayes' theorem" names Bayes; "I've"
+# and "I'd" name nobody ("If I've got the cumulative hazard, ..." was refused before any model
+# read it: "your notes never mention I've").
+_CONTRACTION = re.compile(r"['’](?:s|ve|d|ll|m|re)?$", re.IGNORECASE)
 # Students spell out the symbols their notes write: "R-naught" for R0, "Delta" for Δ. Asked
 # "What does R-naught have to be above ...?", notes that write R0 were told they never mention it.
 SPELLED_SYMBOLS = {
@@ -30,10 +34,11 @@ SPELLED_SYMBOLS = {
 
 def names_in(question: str) -> list[str]:
     """The words of a question that name something: capitalised inside a sentence ("Bayes'",
-    "Winkel"), or an acronym or code anywhere ("DNA", "WGS84"); never "I" or a one-letter symbol."""
+    "Winkel"), or an acronym or code anywhere ("DNA", "WGS84"); never "I" ("I've", "I’m") or a
+    one-letter symbol."""
     found, starts_sentence = [], True
     for raw in _WORD.findall(question):
-        word = re.sub(r"'s?$", "", _EDGES.sub("", raw)).rstrip(".")
+        word = _CONTRACTION.sub("", _EDGES.sub("", raw)).rstrip(".")
         acronym = sum(c.isupper() for c in word) > 1 or (word[:1].isupper() and any(c.isdigit() for c in word))
         if len(word) > 1 and (acronym or (word[:1].isupper() and not starts_sentence)):
             found.append(word)

@@ -20,6 +20,9 @@ from tests.test_tutor_gate import QUESTION, pipe  # noqa: F401  (the gate fixtur
     ("Why do we randomise? Couldn't we just pick the groups ourselves?", []),
     ("My program prints a different answer every time I run it. What's going on?", []),
     ("Why would a crystal still have some entropy at 0 K?", []),
+    ("If I've got the cumulative hazard, how do I turn it back into the survival curve?", []),
+    ("Can you give me a hint about what I'd have to prove? I’m stuck on Bayes’ theorem", ["Bayes"]),
+    ("What did Newton's law say? I'll check Kepler’s too", ["Newton", "Kepler"]),
 ])
 def test_names_are_capitalised_inside_a_sentence_or_acronyms(question, names):
     assert names_in(question) == names
