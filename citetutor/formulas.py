@@ -15,7 +15,8 @@ import unicodedata
 OPERATOR = frozenset("=+-−*/×·<>≤≥")
 # Short words that sit between symbols in prose ("A is 1/4") but are not symbols.
 PROSE = frozenset("is a an of to in on at by or if it as be we so no do and the for".split())
-_OPERAND = re.compile(r"^[(\[]*(?:[A-Za-z]{1,2}\d*|\d[\d.,]*[A-Za-z]{0,2}\d*)[)\]]*$")
+# A short symbol, maybe Greek, maybe applied to its argument ("λ(t)", "F(t)"), or a number.
+_OPERAND = re.compile(r"^[(\[]*(?:[A-Za-zα-ωΑ-Ω]{1,2}\d*(?:\([^()\s]{1,8}\))?|\d[\d.,]*[A-Za-z]{0,2}\d*)[)\]]*$")
 _MATH_CHARS = re.compile(r"[=^+*/×·²³⁰¹⁴⁵⁶⁷⁸⁹ⁿ≤≥<>]")
 _TRAILING = ".,;:!?"
 # Marks a text layer loses or a model writes its own way: spaces, carets, brackets, fraction bars.
@@ -25,7 +26,8 @@ _SPELLED = (("−", "-"), ("×", "*"), ("·", "*"), ("⇒", "=>"), ("→", "->")
 
 
 def _is_math(token: str) -> bool:
-    """An operator, a short symbol or number ("3k", "x1", "0.5"), or a token holding an operator."""
+    """An operator, a short symbol or number ("3k", "x1", "0.5", "S(t)"), or a token holding an
+    operator."""
     if token.lower() in PROSE:
         return False
     return token in OPERATOR or bool(_OPERAND.match(token)) or bool(_MATH_CHARS.search(token))

@@ -29,6 +29,18 @@ def test_fractions_and_times_signs_are_compared_as_the_page_flattens_them():
     assert unstated_formulas("The lift is 5 x 2 / (3 x 3) = 10/8.", LIFT) == ["5 x 2 / (3 x 3) = 10/8"]
 
 
+# The AI-for-medicine notes' text layer: each formula on lines of its own, the fraction bar lost.
+SURVIVAL = ("We can re-write the survival and hazard functions as below S(t) = 1 −F(t) λ(t) = f(t) S(t)")
+
+
+def test_a_formula_of_functions_is_compared_whole():
+    """"S(t) = 1 - F(t) f(t) λ(t)" was shown for turning the cumulative hazard back into the
+    survival curve: read as "= 1 -", its symbols strung together from two formulas went unchecked."""
+    assert unstated_formulas("You can use S(t) = 1 - F(t) f(t) λ(t)", SURVIVAL) == ["S(t) = 1 - F(t) f(t) λ(t)"]
+    assert unstated_formulas("The survival function is S(t) = 1 - F(t).", SURVIVAL) == []
+    assert unstated_formulas("The hazard is λ(t) = f(t) / S(t).", SURVIVAL) == []
+
+
 @pytest.mark.parametrize("prose", [
     "The confidence of the rule is 2/3.",
     "A is 1/4 of the items.",
