@@ -224,15 +224,22 @@ IRREGULAR_FORMS = {
 
 def stem(word: str) -> str:
     """A crude stem: number words as digits, irregular forms as their verb, a plural or -ing/-ed
-    ending off, then 5 letters."""
+    ending off (`_shortest_base`), then 5 letters."""
     word = IRREGULAR_FORMS.get(word, NUMBER_WORDS.get(word, word))
     if not word.isalpha():
         return word
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _shortest_base(suffix, word):
             word = word[: -len(suffix)]
             break
     return word[:5]
+
+
+def _shortest_base(suffix: str, word: str) -> int:
+    """How many letters must remain once `suffix` is off: four, but three for a plural or verb
+    in "-s" ("keys", "bits", "gets": a claim saying the boss "gets" sued was refused for a word
+    the question's "get" already gave), unless the "s" is its own ("this", "plus", "bias", "less")."""
+    return 3 if suffix == "s" and word[-2:-1] not in "suia" else 4
 
 
 # A number glued to the word after it ("12week"): a text layer that lost its spaces.

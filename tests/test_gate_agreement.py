@@ -548,3 +548,13 @@ def test_a_cited_sentence_holding_none_of_a_claims_words_does_not_make_it_about_
     # A claim in other words than all its sentences keeps them all for the topic check.
     paraphrase = Claim(text="Both parties carry equal fault.", sentences=[1, 2])
     assert guard(question, Draft(claims=[paraphrase]), evidence, 0.0, 0.45, "explain") == [1]
+
+
+def test_a_short_word_and_its_plural_or_s_form_meet():
+    """"Claim 1 says gets, which S3 do not say", asked "when does my boss get sued": a word of three
+    letters kept its "-s" ("gets", "keys", "bits"), so it never met its own base."""
+    from citetutor.checks import added_words
+    from citetutor.evidence import stems
+    assert stems("keys bits gets runs uses") == stems("key bit get run use")
+    assert stems("this plus bias less") == ["plus", "bias", "less"], "an 's' of the word's own stays"
+    assert added_words("Your boss gets sued by the victim.", "When does my boss get sued?") == {"victi"}
