@@ -457,3 +457,21 @@ def test_a_claim_picking_the_other_of_the_questions_alternatives_is_judged_again
     code = _refusal_through_the_gate(tmp_path, question, sentences, "The skip-gram type trained the example word2vec.",
                                      [], "The example trained word2vec with type cbow.")
     assert code == "unsupported_claim"
+
+
+def test_a_claim_giving_both_alternatives_meets_them_exchanged():
+    """"Speed up when you're presenting complex content and slow down when you're presenting
+    straightforward points" was shown where the notes say "slower pace on more complex content;
+    faster on more straightforward points": every word was the question's or the sentence's, and
+    no foil paired the two the other way round."""
+    from citetutor.foils import alternatives, other_alternative
+    question = "When should I speed up and when should I slow down while I'm talking?"
+    assert alternatives(question) == [("speed up", "slow down")]
+    claim = "Speed up when you present complex content and slow down on straightforward points."
+    assert other_alternative(claim, question) == [
+        "Slow down when you present complex content and speed up on straightforward points."]
+    assert alternatives("When is a bigger group better, and when do you want fewer people?") == [], \
+        "two different questions, nothing asked twice"
+    assert other_alternative("CBOW predicts a word from its context; skip-gram predicts the context.",
+                             "What's the difference between CBOW and skip-gram, and which one did the example use?"
+                             ) == ["Skip-gram predicts a word from its context; CBOW predicts the context."]
