@@ -422,13 +422,14 @@ def other_alternative(claim: str, question: str) -> list[str]:
     On the 21 tuning questions that offer a choice no verdict changed; the right pick above
     beat the other answer by 4.5 nats. A claim giving both alternatives meets them exchanged.
     """
-    foils = [_put(claim, said, other) for first, second in alternatives(question)
+    offered = alternatives(question)
+    foils = [_put(claim, said, other) for first, second in offered
              for said, other in ((first, second), (second, first))
              if _term(said).search(claim) and not _term(other).search(claim)]
     # A claim giving both, each with its own answer, may have paired them the wrong way round:
     # "speed up when you're presenting complex content and slow down when ... straightforward
     # points" was shown where the notes say "slower pace on more complex content".
-    foils += [_exchanged_terms(claim, first, second) for first, second in alternatives(question)
+    foils += [_exchanged_terms(claim, first, second) for first, second in offered
               if _term(first).search(claim) and _term(second).search(claim)]
     return list(dict.fromkeys(foils))
 
